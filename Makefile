@@ -1,0 +1,83 @@
+# tslack: see README.md. The kernel tree, its build and the libbpf/bpftool
+# built from it live in $(CACHE), outside the repository.
+
+CACHE ?= $(or $(TSLACK_CACHE),$(HOME)/.cache/tslack)
+export TSLACK_CACHE := $(CACHE)
+KBUILD := $(CACHE)/build
+TOOLS := $(CACHE)/tools
+BPFTOOL := $(TOOLS)/bpftool/bpftool
+LIBBPF_A := $(TOOLS)/libbpf/libbpf.a
+LIBBPF_INC := $(TOOLS)/libbpf/include
+
+BUILD := build
+VMROOT := $(BUILD)/vmroot
+TESTDIR := $(VMROOT)/usr/local/libexec/tslack/tests
+
+CLANG ?= clang-19
+LLVM_STRIP ?= llvm-strip-19
+CC ?= cc
+CFLAGS ?= -O2 -g
+CFLAGS += -Wall -Wextra -Werror -std=gnu11 -I$(LIBBPF_INC) -I$(BUILD)/skel -Itests/lib
+# Static binaries: the VM's initramfs has busybox and no libraries.
+LDFLAGS += -static
+LDLIBS := $(LIBBPF_A) -lelf -lz
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
+	-I$(LIBBPF_INC) -Ibpf
+
+TEST_LIB := tests/lib/harness.c tests/lib/sleep_paths.c
+KERNEL_TESTS := test_slack_hook
+
+.PHONY: all deps kernel tools vmroot test clean help
+.DEFAULT_GOAL := help
+
+help:
+	@echo 'make test    build (kernel, tools, tests) and run every test in QEMU'
+	@echo 'make kernel  build the patched kernel incrementally in $(CACHE)'
+	@echo 'make vmroot  build the programs that go into the VM'
+	@echo 'make deps    apt-get install what is missing'
+	@echo 'make clean   remove build/ (the kernel cache stays)'
+
+deps:
+	vmtest/install-deps
+
+kernel: deps
+	vmtest/build-kernel
+
+tools: kernel
+	vmtest/build-tools
+
+# Everything below needs 'make kernel tools' first; 'test' runs them in order.
+bpf/vmlinux.h: $(KBUILD)/vmlinux vmlinux.h.gen
+	./vmlinux.h.gen
+
+$(BUILD)/bpf/%.bpf.o: tests/kernel/%.bpf.c bpf/vmlinux.h
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(LLVM_STRIP) -g $@.tmp -o $@ && rm -f $@.tmp
+
+$(BUILD)/skel/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	@mkdir -p $(@D)
+	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
+
+$(TESTDIR)/test_slack_hook: tests/kernel/test_slack_hook.c $(TEST_LIB) \
+		$(BUILD)/skel/const_slack.skel.h tests/lib/*.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_LIB) $(LDLIBS)
+
+$(VMROOT)/usr/local/bin/tslack-run-tests: tests/run-in-vm
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+
+$(VMROOT)/usr/local/bin/bpftool: $(BPFTOOL)
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+
+vmroot: $(addprefix $(TESTDIR)/,$(KERNEL_TESTS)) \
+	$(VMROOT)/usr/local/bin/tslack-run-tests $(VMROOT)/usr/local/bin/bpftool
+
+test: tools
+	$(MAKE) vmroot
+	vmtest/run-tests
+
+clean:
+	rm -rf $(BUILD) bpf/vmlinux.h

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel-side tests of the timer slack hook, with a constant-slack
+ * struct_ops policy: every converted sleep path oversleeps by the
+ * policy's slack while it is attached and by the task's own slack after
+ * detach; the prctls; RT and deadline tasks; fork; a second attach;
+ * detach while tasks sleep; paths that must not be affected.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/sched/types.h>
+
+#include "const_slack.skel.h"
+#include "harness.h"
+#include "sleep_paths.h"
+#include "timer_slack.h"
+
+#define MSEC 1000000ULL
+#define POLICY_SLACK (20 * MSEC)
+#define DEFAULT_SLACK 50000
+#define REQ_NS (1 * MSEC)
+#define SAMPLES 5
+
+static struct bpf_link *attach(struct const_slack_bpf *skel)
+{
+	return bpf_map__attach_struct_ops(skel->maps.const_slack);
+}
+
+/*
+ * Slack lets a timer fire anywhere up to its hard expiry, and an idle
+ * VM wakes close to it: expect at least half the slack, never early. A
+ * path without the slack must wake well within a quarter of it.
+ */
+static void check_paths(const char *phase, bool attached)
+{
+	char name[128];
+	unsigned int i;
+	int64_t late;
+	bool early;
+	int err;
+
+	for (i = 0; i < nr_sleep_paths; i++) {
+		const struct sleep_path *p = &sleep_paths[i];
+		bool slack = attached && p->uses_slack;
+
+		snprintf(name, sizeof(name), "%s/%s", phase, p->name);
+		err = measure_lateness(p, REQ_NS, SAMPLES, &late, &early);
+		if (err) {
+			report(name, false, "sleep failed: %s", strerror(-err));
+			continue;
+		}
+		if (slack)
+			report(name, !early && late >= (int64_t)POLICY_SLACK / 2,
+			       "woke %lld ns late%s, expected about %llu",
+			       (long long)late, early ? " (and early)" : "",
+			       POLICY_SLACK);
+		else
+			report(name, !early && late < (int64_t)POLICY_SLACK / 4,
+			       "woke %lld ns late%s, expected well under %llu",
+			       (long long)late, early ? " (and early)" : "",
+			       POLICY_SLACK / 4);
+	}
+}
+
+static void check_prctls(const char *name, long own, long effective)
+{
+	long o = own_slack(), e = effective_slack();
+
+	report(name, o == own && e == effective,
+	       "PR_GET_TIMERSLACK %ld (want %ld), PR_GET_EFFECTIVE_TIMERSLACK %ld (want %ld)",
+	       o, own, e, effective);
+}
+
+/* Run @fn in a child so that policy and slack changes stay there. */
+static void in_child(const char *name, void (*fn)(void))
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		fn();
+		fflush(stdout);
+		_exit(harness_exit_status());
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		report(name, false, "fork/wait: %s", strerror(errno));
+	else if (!WIFEXITED(status))
+		report(name, false, "child died with status %#x", status);
+}
+
+static void check_rt_sleep(const char *name)
+{
+	int64_t late;
+	bool early;
+	int err;
+
+	check_prctls(name, 0, 0);
+	err = measure_lateness(&sleep_paths[0], REQ_NS, SAMPLES, &late, &early);
+	report(name, !err && !early && late < (int64_t)POLICY_SLACK / 4,
+	       "nanosleep: err %d, %lld ns late", err, (long long)late);
+}
+
+static void fifo_child(void)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+
+	if (sched_setscheduler(0, SCHED_FIFO, &sp))
+		harness_fatal("rt/fifo", "sched_setscheduler: %s", strerror(errno));
+	check_rt_sleep("rt/fifo");
+	/* PR_SET_TIMERSLACK is ignored for RT tasks: still 0. */
+	prctl(PR_SET_TIMERSLACK, 5 * MSEC, 0, 0, 0);
+	check_prctls("rt/fifo_set_ignored", 0, 0);
+}
+
+static void deadline_child(void)
+{
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = SCHED_DEADLINE,
+		.sched_runtime = 2 * MSEC,
+		.sched_deadline = 30 * MSEC,
+		.sched_period = 30 * MSEC,
+	};
+
+	if (syscall(SYS_sched_setattr, 0, &attr, 0))
+		harness_fatal("rt/deadline", "sched_setattr: %s", strerror(errno));
+	check_rt_sleep("rt/deadline");
+}
+
+static void fork_child(void)
+{
+	/* The parent set its own slack to 1 ms with the policy at 20 ms. */
+	check_prctls("fork/inherits_own_slack", MSEC, POLICY_SLACK);
+	/* Resetting goes back to the inherited default, not the policy. */
+	prctl(PR_SET_TIMERSLACK, 0, 0, 0, 0);
+	check_prctls("fork/reset_to_own_default", MSEC, POLICY_SLACK);
+}
+
+static void check_own_slack_wins(struct const_slack_bpf *skel)
+{
+	prctl(PR_SET_TIMERSLACK, 30 * MSEC, 0, 0, 0);
+	check_prctls("policy/own_slack_above_policy", 30 * MSEC, 30 * MSEC);
+	prctl(PR_SET_TIMERSLACK, 0, 0, 0, 0);
+
+	/* A policy below the task's own slack never lowers it. */
+	skel->bss->slack_ns = 1000;
+	check_prctls("policy/never_below_own", DEFAULT_SLACK, DEFAULT_SLACK);
+	skel->bss->slack_ns = 40 * MSEC;
+	check_prctls("policy/live_update", DEFAULT_SLACK, 40 * MSEC);
+	skel->bss->slack_ns = POLICY_SLACK;
+}
+
+static void check_second_attach(void)
+{
+	struct const_slack_bpf *second = const_slack_bpf__open_and_load();
+	struct bpf_link *link;
+	int err;
+
+	if (!second) {
+		report("attach/second_is_ebusy", false, "load: %s", strerror(errno));
+		return;
+	}
+	link = attach(second);
+	err = link ? 0 : -errno;
+	report("attach/second_is_ebusy", err == -EBUSY,
+	       "second attach returned %d (%s), want -EBUSY", err,
+	       strerror(-err));
+	bpf_link__destroy(link);
+	const_slack_bpf__destroy(second);
+}
+
+/* Sleepers that must keep waking on time, never early, across detaches. */
+static void churn_sleeper(void)
+{
+	uint64_t end = monotonic_ns() + 2000 * MSEC;
+	unsigned int i = 0;
+	int64_t late;
+	bool early;
+	int err;
+
+	while (monotonic_ns() < end) {
+		err = measure_lateness(&sleep_paths[i++ % nr_sleep_paths],
+				       REQ_NS, 1, &late, &early);
+		if (err || early)
+			_exit(1);
+	}
+	_exit(0);
+}
+
+static void check_detach_while_sleeping(struct const_slack_bpf *skel)
+{
+	enum { SLEEPERS = 8, CYCLES = 40 };
+	pid_t pids[SLEEPERS];
+	int i, status, bad = 0, cycles = 0;
+	struct bpf_link *link;
+
+	fflush(stdout);
+	for (i = 0; i < SLEEPERS; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0)
+			churn_sleeper();
+	}
+	for (i = 0; i < CYCLES; i++) {
+		link = attach(skel);
+		if (!link)
+			break;
+		usleep(10000);
+		bpf_link__destroy(link);
+		usleep(10000);
+		cycles++;
+	}
+	for (i = 0; i < SLEEPERS; i++)
+		if (pids[i] < 0 || waitpid(pids[i], &status, 0) != pids[i] ||
+		    !WIFEXITED(status) || WEXITSTATUS(status))
+			bad++;
+	report("detach/while_sleeping", cycles == CYCLES && !bad,
+	       "%d of %d attach cycles, %d sleepers failed", cycles, CYCLES, bad);
+}
+
+int main(void)
+{
+	struct const_slack_bpf *skel;
+	struct bpf_link *link;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	check_prctls("prctl/no_policy", DEFAULT_SLACK, DEFAULT_SLACK);
+	report("prctl/unused_args_rejected",
+	       prctl(PR_GET_EFFECTIVE_TIMERSLACK, 1, 0, 0, 0) == -1 && errno == EINVAL,
+	       "a non-zero unused argument was accepted");
+	check_paths("no_policy", false);
+
+	skel = const_slack_bpf__open_and_load();
+	if (!skel)
+		harness_fatal("policy/load", "%s", strerror(errno));
+	link = attach(skel);
+	if (!link)
+		harness_fatal("policy/attach", "%s", strerror(errno));
+
+	check_prctls("prctl/policy", DEFAULT_SLACK, POLICY_SLACK);
+	check_paths("policy", true);
+	check_own_slack_wins(skel);
+	in_child("rt/fifo", fifo_child);
+	in_child("rt/deadline", deadline_child);
+	prctl(PR_SET_TIMERSLACK, MSEC, 0, 0, 0);
+	in_child("fork", fork_child);
+	prctl(PR_SET_TIMERSLACK, 0, 0, 0, 0);
+	check_second_attach();
+
+	report("detach/destroy", !bpf_link__destroy(link), "%s", strerror(errno));
+	check_prctls("prctl/detached", DEFAULT_SLACK, DEFAULT_SLACK);
+	check_paths("detached", false);
+	check_detach_while_sleeping(skel);
+	check_prctls("prctl/after_churn", DEFAULT_SLACK, DEFAULT_SLACK);
+
+	const_slack_bpf__destroy(skel);
+	return harness_exit_status();
+}

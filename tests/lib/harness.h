@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Test reporting for programs run inside the VM: one "PASS name" or
+ * "FAIL name: why" line per check, counted by vmtest/run-tests.
+ */
+#ifndef TSLACK_TEST_HARNESS_H
+#define TSLACK_TEST_HARNESS_H
+
+#include <stdbool.h>
+
+/* Print PASS or FAIL for @name; @fmt explains a failure. Returns @ok. */
+bool report(const char *name, bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Exit status for main(): non-zero when any report() failed. */
+int harness_exit_status(void);
+
+/* Abort the whole program with a FAIL line when setup fails. */
+void harness_fatal(const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+
+#endif

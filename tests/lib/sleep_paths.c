@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/aio_abi.h>
+#include <linux/futex.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/ipc.h>
+#include <sys/sem.h>
+#include <sys/select.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sleep_paths.h"
+
+#define NSEC_PER_SEC 1000000000ULL
+
+static struct timespec ts_of(uint64_t ns)
+{
+	return (struct timespec){ .tv_sec = ns / NSEC_PER_SEC,
+				  .tv_nsec = ns % NSEC_PER_SEC };
+}
+
+uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* 0 when a sleep that should time out did, else -errno. */
+static int timed_out(long ret, int expected_errno)
+{
+	if (ret == 0 && expected_errno == 0)
+		return 0;
+	if (ret < 0 && errno == expected_errno)
+		return 0;
+	return ret < 0 ? -errno : -EPROTO;
+}
+
+static int do_nanosleep(uint64_t ns)
+{
+	struct timespec ts = ts_of(ns);
+
+	return timed_out(nanosleep(&ts, NULL), 0);
+}
+
+static int do_clock_nanosleep_rel(uint64_t ns)
+{
+	struct timespec ts = ts_of(ns);
+
+	return -clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+}
+
+static int do_clock_nanosleep_abs(uint64_t ns)
+{
+	struct timespec ts = ts_of(monotonic_ns() + ns);
+
+	return -clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+static int do_select(uint64_t ns)
+{
+	struct timeval tv = { .tv_sec = ns / NSEC_PER_SEC,
+			      .tv_usec = ns % NSEC_PER_SEC / 1000 };
+
+	return timed_out(select(0, NULL, NULL, NULL, &tv), 0);
+}
+
+static int do_pselect6(uint64_t ns)
+{
+	struct timespec ts = ts_of(ns);
+
+	return timed_out(pselect(0, NULL, NULL, NULL, &ts, NULL), 0);
+}
+
+static int do_poll(uint64_t ns)
+{
+	return timed_out(poll(NULL, 0, ns / 1000000), 0);
+}
+
+static int do_ppoll(uint64_t ns)
+{
+	struct timespec ts = ts_of(ns);
+
+	return timed_out(ppoll(NULL, 0, &ts, NULL), 0);
+}
+
+/* An epoll instance with nothing to report, created once. */
+static int idle_epoll_fd(void)
+{
+	static int fd = -1;
+
+	if (fd < 0)
+		fd = epoll_create1(EPOLL_CLOEXEC);
+	return fd;
+}
+
+static int do_epoll_wait(uint64_t ns)
+{
+	struct epoll_event ev;
+
+	return timed_out(epoll_wait(idle_epoll_fd(), &ev, 1, ns / 1000000), 0);
+}
+
+static int do_epoll_pwait(uint64_t ns)
+{
+	struct epoll_event ev;
+
+	return timed_out(epoll_pwait(idle_epoll_fd(), &ev, 1, ns / 1000000,
+				     NULL), 0);
+}
+
+static int do_epoll_pwait2(uint64_t ns)
+{
+	struct timespec ts = ts_of(ns);
+	struct epoll_event ev;
+
+	return timed_out(syscall(SYS_epoll_pwait2, idle_epoll_fd(), &ev, 1,
+				 &ts, NULL, 0), 0);
+}
+
+static int do_futex_wait(uint64_t ns)
+{
+	struct timespec ts = ts_of(ns);
+	uint32_t word = 0;
+
+	return timed_out(syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, &ts,
+				 NULL, 0), ETIMEDOUT);
+}
+
+static int do_futex_wait_requeue_pi(uint64_t ns)
+{
+	/* The timeout of FUTEX_WAIT_REQUEUE_PI is absolute, on MONOTONIC. */
+	struct timespec ts = ts_of(monotonic_ns() + ns);
+	uint32_t word = 0, pi_lock = 0;
+
+	return timed_out(syscall(SYS_futex, &word,
+				 FUTEX_WAIT_REQUEUE_PI_PRIVATE, 0, &ts,
+				 &pi_lock, 0), ETIMEDOUT);
+}
+
+static int do_rt_sigtimedwait(uint64_t ns)
+{
+	struct timespec ts = ts_of(ns);
+	sigset_t set;
+
+	/* SIGUSR2 stays blocked and never sent: the wait always times out. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	return timed_out(sigtimedwait(&set, NULL, &ts), EAGAIN);
+}
+
+static int do_io_getevents(uint64_t ns)
+{
+	static aio_context_t ctx;
+	struct timespec ts = ts_of(ns);
+	struct io_event ev;
+
+	if (!ctx && syscall(SYS_io_setup, 1, &ctx))
+		return -errno;
+	return timed_out(syscall(SYS_io_getevents, ctx, 1, 1, &ev, &ts), 0);
+}
+
+static int do_semtimedop(uint64_t ns)
+{
+	static int semid = -1;
+	struct sembuf op = { .sem_num = 0, .sem_op = -1 };
+	struct timespec ts = ts_of(ns);
+
+	if (semid < 0) {
+		semid = semget(IPC_PRIVATE, 1, 0600);
+		if (semid < 0)
+			return -errno;
+	}
+	return timed_out(semtimedop(semid, &op, 1, &ts), EAGAIN);
+}
+
+static int do_timerfd(uint64_t ns)
+{
+	struct itimerspec its = { .it_value = ts_of(ns) };
+	uint64_t ticks;
+	int fd, ret = 0;
+
+	fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (timerfd_settime(fd, 0, &its, NULL) ||
+	    read(fd, &ticks, sizeof(ticks)) != sizeof(ticks))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int do_futex_waitv(uint64_t ns)
+{
+	struct timespec ts = ts_of(monotonic_ns() + ns);
+	uint32_t word = 0;
+	struct futex_waitv w = {
+		.val = 0,
+		.uaddr = (uintptr_t)&word,
+		.flags = FUTEX_32 | FUTEX_PRIVATE_FLAG,
+	};
+
+	return timed_out(syscall(SYS_futex_waitv, &w, 1, 0, &ts,
+				 CLOCK_MONOTONIC), ETIMEDOUT);
+}
+
+const struct sleep_path sleep_paths[] = {
+	{ "nanosleep", do_nanosleep, true },
+	{ "clock_nanosleep_rel", do_clock_nanosleep_rel, true },
+	{ "clock_nanosleep_abs", do_clock_nanosleep_abs, true },
+	{ "select", do_select, true },
+	{ "pselect6", do_pselect6, true },
+	{ "poll", do_poll, true },
+	{ "ppoll", do_ppoll, true },
+	{ "epoll_wait", do_epoll_wait, true },
+	{ "epoll_pwait", do_epoll_pwait, true },
+	{ "epoll_pwait2", do_epoll_pwait2, true },
+	{ "futex_wait", do_futex_wait, true },
+	{ "futex_wait_requeue_pi", do_futex_wait_requeue_pi, true },
+	{ "rt_sigtimedwait", do_rt_sigtimedwait, true },
+	{ "io_getevents", do_io_getevents, true },
+	{ "semtimedop", do_semtimedop, true },
+	{ "timerfd", do_timerfd, false },
+	{ "futex_waitv", do_futex_waitv, false },
+};
+
+const unsigned int nr_sleep_paths = sizeof(sleep_paths) / sizeof(sleep_paths[0]);
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int measure_lateness(const struct sleep_path *path, uint64_t req_ns,
+		     unsigned int samples, int64_t *median, bool *early)
+{
+	int64_t late[samples];
+	unsigned int i;
+	uint64_t t0;
+	int err;
+
+	*early = false;
+	for (i = 0; i < samples; i++) {
+		t0 = monotonic_ns();
+		err = path->sleep(req_ns);
+		if (err)
+			return err;
+		late[i] = (int64_t)(monotonic_ns() - t0 - req_ns);
+		if (late[i] < 0)
+			*early = true;
+	}
+	qsort(late, samples, sizeof(late[0]), cmp_i64);
+	*median = late[samples / 2];
+	return 0;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One short timed sleep through each syscall path that the kernel series
+ * touches, and through paths that must stay untouched, so that tests can
+ * measure how late each wakes up.
+ */
+#ifndef TSLACK_SLEEP_PATHS_H
+#define TSLACK_SLEEP_PATHS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct sleep_path {
+	const char *name;
+	/* Sleep for @ns through this path; 0 once it timed out, or -errno. */
+	int (*sleep)(uint64_t ns);
+	/* Does the effective timer slack apply to this path? */
+	bool uses_slack;
+};
+
+extern const struct sleep_path sleep_paths[];
+extern const unsigned int nr_sleep_paths;
+
+uint64_t monotonic_ns(void);
+
+/*
+ * Sleep @samples times for @req_ns through @path and store the median
+ * lateness, in ns, in *@median. Sets *@early when any sample woke before
+ * @req_ns had passed. Returns 0, or -errno when a sleep failed.
+ */
+int measure_lateness(const struct sleep_path *path, uint64_t req_ns,
+		     unsigned int samples, int64_t *median, bool *early);
+
+#endif
