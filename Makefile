@@ -50,10 +50,17 @@ tools: kernel
 bpf/vmlinux.h: $(KBUILD)/vmlinux vmlinux.h.gen
 	./vmlinux.h.gen
 
-$(BUILD)/bpf/%.bpf.o: tests/kernel/%.bpf.c bpf/vmlinux.h
+define bpf_object
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
 	$(LLVM_STRIP) -g $@.tmp -o $@ && rm -f $@.tmp
+endef
+
+$(BUILD)/bpf/tslack.bpf.o: bpf/tslack.bpf.c bpf/tslack.h bpf/vmlinux.h
+	$(bpf_object)
+
+$(BUILD)/bpf/%.bpf.o: tests/kernel/%.bpf.c bpf/vmlinux.h
+	$(bpf_object)
 
 $(BUILD)/skel/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	@mkdir -p $(@D)
@@ -64,6 +71,16 @@ $(TESTDIR)/test_slack_hook: tests/kernel/test_slack_hook.c $(TEST_LIB) \
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_LIB) $(LDLIBS)
 
+TSLACKCTL_SRCS := $(wildcard src/*.c)
+$(BUILD)/tslackctl: $(TSLACKCTL_SRCS) $(wildcard src/*.h) bpf/tslack.h \
+		$(BUILD)/skel/tslack.skel.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TSLACKCTL_SRCS) $(LDLIBS)
+
+$(VMROOT)/usr/local/sbin/tslackctl: $(BUILD)/tslackctl
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+
 $(VMROOT)/usr/local/bin/tslack-run-tests: tests/run-in-vm
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
@@ -72,7 +89,7 @@ $(VMROOT)/usr/local/bin/bpftool: $(BPFTOOL)
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
-vmroot: $(addprefix $(TESTDIR)/,$(KERNEL_TESTS)) \
+vmroot: $(addprefix $(TESTDIR)/,$(KERNEL_TESTS)) $(VMROOT)/usr/local/sbin/tslackctl \
 	$(VMROOT)/usr/local/bin/tslack-run-tests $(VMROOT)/usr/local/bin/bpftool
 
 test: tools

@@ -14,7 +14,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <linux/sched/types.h>
 
 #include "const_slack.skel.h"
 #include "harness.h"
@@ -120,9 +119,18 @@ static void fifo_child(void)
 	check_prctls("rt/fifo_set_ignored", 0, 0);
 }
 
+/* struct sched_attr of sched_setattr(2); glibc 2.36 does not declare it. */
+struct dl_attr {
+	uint32_t size, sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime, sched_deadline, sched_period;
+};
+
 static void deadline_child(void)
 {
-	struct sched_attr attr = {
+	struct dl_attr attr = {
 		.size = sizeof(attr),
 		.sched_policy = SCHED_DEADLINE,
 		.sched_runtime = 2 * MSEC,
@@ -151,11 +159,11 @@ static void check_own_slack_wins(struct const_slack_bpf *skel)
 	prctl(PR_SET_TIMERSLACK, 0, 0, 0, 0);
 
 	/* A policy below the task's own slack never lowers it. */
-	skel->bss->slack_ns = 1000;
+	skel->data->slack_ns = 1000;
 	check_prctls("policy/never_below_own", DEFAULT_SLACK, DEFAULT_SLACK);
-	skel->bss->slack_ns = 40 * MSEC;
+	skel->data->slack_ns = 40 * MSEC;
 	check_prctls("policy/live_update", DEFAULT_SLACK, 40 * MSEC);
-	skel->bss->slack_ns = POLICY_SLACK;
+	skel->data->slack_ns = POLICY_SLACK;
 }
 
 static void check_second_attach(void)

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+
+#include "cgroup.h"
+
+const char *cgroup2_mount(void)
+{
+	static char mnt[PATH_MAX];
+	char line[4096], point[PATH_MAX], *sep;
+	FILE *f;
+
+	if (mnt[0])
+		return mnt;
+	f = fopen("/proc/self/mountinfo", "r");
+	if (!f)
+		return NULL;
+	/* "36 25 0:30 / /sys/fs/cgroup rw,... - cgroup2 cgroup2 rw" */
+	while (fgets(line, sizeof(line), f)) {
+		sep = strstr(line, " - ");
+		if (!sep || strncmp(sep, " - cgroup2 ", 11))
+			continue;
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", point) == 1) {
+			snprintf(mnt, sizeof(mnt), "%s", point);
+			break;
+		}
+	}
+	fclose(f);
+	return mnt[0] ? mnt : NULL;
+}
+
+/* Fill @cg from the absolute, canonical path @abs inside the mount. */
+static int cgroup_from_abs(const char *abs, struct cgroup *cg, char *err,
+			   unsigned long errlen, const char *arg)
+{
+	const char *mnt = cgroup2_mount();
+	size_t len = strlen(mnt);
+	struct statfs sfs;
+	struct stat st;
+
+	if (stat(abs, &st)) {
+		snprintf(err, errlen, "%s: %s", arg, strerror(errno));
+		return -1;
+	}
+	if (statfs(abs, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC ||
+	    strncmp(abs, mnt, len) || (abs[len] && abs[len] != '/')) {
+		snprintf(err, errlen, "%s: not in the cgroup2 hierarchy (%s)", arg, mnt);
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a cgroup (a cgroup is a directory)", arg);
+		return -1;
+	}
+	cg->id = st.st_ino;
+	snprintf(cg->path, sizeof(cg->path), "%s", abs[len] ? abs + len : "/");
+	return 0;
+}
+
+int cgroup_by_path(const char *arg, struct cgroup *cg, char *err, unsigned long errlen)
+{
+	const char *mnt = cgroup2_mount();
+	char joined[PATH_MAX * 2], abs[PATH_MAX];
+
+	if (!mnt) {
+		snprintf(err, errlen, "cgroup2 is not mounted");
+		return -1;
+	}
+	if (!*arg) {
+		snprintf(err, errlen, "empty cgroup path");
+		return -1;
+	}
+	if (arg[0] == '/')
+		snprintf(joined, sizeof(joined), "%s", arg);
+	else
+		snprintf(joined, sizeof(joined), "%s/%s", mnt, arg);
+	if (!realpath(joined, abs)) {
+		snprintf(err, errlen, "%s: %s", arg,
+			 errno == ENOENT ? "no such cgroup" : strerror(errno));
+		return -1;
+	}
+	return cgroup_from_abs(abs, cg, err, errlen, arg);
+}
+
+struct find_id {
+	uint64_t id;
+	struct cgroup *found;
+};
+
+static int match_id(const struct cgroup *cg, const struct cgroup *parent, void *data)
+{
+	struct find_id *f = data;
+
+	(void)parent;
+	if (cg->id != f->id)
+		return 0;
+	*f->found = *cg;
+	return 1;
+}
+
+int cgroup_by_id(uint64_t id, struct cgroup *cg, char *err, unsigned long errlen)
+{
+	struct cgroup root = { .path = "/" };
+	struct find_id f = { .id = id, .found = cg };
+	struct stat st;
+	int ret;
+
+	if (!cgroup2_mount()) {
+		snprintf(err, errlen, "cgroup2 is not mounted");
+		return -1;
+	}
+	if (stat(cgroup2_mount(), &st)) {
+		snprintf(err, errlen, "%s: %s", cgroup2_mount(), strerror(errno));
+		return -1;
+	}
+	root.id = st.st_ino;
+	ret = cgroup_walk(&root, match_id, &f);
+	if (ret == 1)
+		return 0;
+	snprintf(err, errlen, "no cgroup has id %llu", (unsigned long long)id);
+	return -1;
+}
+
+int cgroup_parent(const struct cgroup *cg, struct cgroup *parent)
+{
+	char abs[PATH_MAX * 2], *slash;
+	struct stat st;
+
+	snprintf(parent->path, sizeof(parent->path), "%s", cg->path);
+	slash = strrchr(parent->path, '/');
+	if (!slash || !strcmp(cg->path, "/"))
+		return -1;
+	if (slash == parent->path)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	snprintf(abs, sizeof(abs), "%s%s", cgroup2_mount(), parent->path);
+	if (stat(abs, &st))
+		return -1;
+	parent->id = st.st_ino;
+	return 0;
+}
+
+static int walk(const struct cgroup *top, const struct cgroup *parent,
+		cgroup_walk_fn fn, void *data)
+{
+	char abs[PATH_MAX * 2];
+	struct cgroup *child;
+	struct dirent *de;
+	struct stat st;
+	int ret, dfd;
+	DIR *dir;
+
+	ret = fn(top, parent, data);
+	if (ret)
+		return ret;
+
+	snprintf(abs, sizeof(abs), "%s%s", cgroup2_mount(), top->path);
+	dir = opendir(abs);
+	if (!dir)
+		return errno == ENOENT ? 0 : -1;	/* removed meanwhile */
+	dfd = dirfd(dir);
+	child = malloc(sizeof(*child));
+	if (!child) {
+		closedir(dir);
+		return -1;
+	}
+	while ((de = readdir(dir))) {
+		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") ||
+		    !strcmp(de->d_name, ".."))
+			continue;
+		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		child->id = st.st_ino;
+		if (snprintf(child->path, sizeof(child->path), "%s/%s",
+			     strcmp(top->path, "/") ? top->path : "",
+			     de->d_name) >= (int)sizeof(child->path))
+			continue;	/* deeper than PATH_MAX: out of reach */
+		ret = walk(child, top, fn, data);
+		if (ret)
+			break;
+	}
+	free(child);
+	closedir(dir);
+	return ret;
+}
+
+int cgroup_walk(const struct cgroup *top, cgroup_walk_fn fn, void *data)
+{
+	return walk(top, NULL, fn, data);
+}

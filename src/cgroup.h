@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Finding cgroup v2 directories by path or id, and walking subtrees. */
+#ifndef TSLACK_CGROUP_H
+#define TSLACK_CGROUP_H
+
+#include <limits.h>
+#include <stdint.h>
+
+struct cgroup {
+	uint64_t id;		/* inode number of its cgroupfs directory */
+	char path[PATH_MAX];	/* from the cgroup2 mount: "/", "/a/b" */
+};
+
+/* The cgroup2 mount point, from /proc/self/mountinfo; NULL if none. */
+const char *cgroup2_mount(void);
+
+/*
+ * Resolve @arg, absolute or relative to the cgroup2 mount, to a cgroup.
+ * Returns 0, or -1 with a message for the user in @err.
+ */
+int cgroup_by_path(const char *arg, struct cgroup *cg, char *err, unsigned long errlen);
+
+/* Find the cgroup with @id. Same contract. */
+int cgroup_by_id(uint64_t id, struct cgroup *cg, char *err, unsigned long errlen);
+
+/* The parent of @cg, which must not be the root. */
+int cgroup_parent(const struct cgroup *cg, struct cgroup *parent);
+
+/*
+ * Call @fn for @top and then every cgroup below it, parents before their
+ * children, with the parent's cgroup (NULL for @top). Stops at the first
+ * non-zero return of @fn and returns it; -1 when a directory cannot be
+ * read.
+ */
+typedef int (*cgroup_walk_fn)(const struct cgroup *cg,
+			      const struct cgroup *parent, void *data);
+int cgroup_walk(const struct cgroup *top, cgroup_walk_fn fn, void *data);
+
+#endif

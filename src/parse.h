@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Parsing of tslackctl's numeric arguments. */
+#ifndef TSLACK_PARSE_H
+#define TSLACK_PARSE_H
+
+#include <stdint.h>
+
+/*
+ * Parse a duration: a whole number of nanoseconds, optionally followed by
+ * a unit, ns, us, ms or s ("20ms", "50000", "1s"). Returns 0, or -1 with
+ * a message for the user in @err (of @errlen bytes).
+ */
+int parse_duration_ns(const char *s, uint64_t *ns, char *err, unsigned long errlen);
+
+/* Parse a cgroup id: a positive decimal number. Same contract. */
+int parse_cgroup_id(const char *s, uint64_t *id, char *err, unsigned long errlen);
+
+#endif

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Attaching the tslack BPF policy and reaching its pinned map. */
+#ifndef TSLACK_POLICY_H
+#define TSLACK_POLICY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+#include "../bpf/tslack.h"
+
+#define TSLACK_PIN_DIR "/sys/fs/bpf/tslack"
+#define TSLACK_MAP_PIN TSLACK_PIN_DIR "/cgroups"
+
+/*
+ * Load, attach and pin the policy, with room for @max_cgroups entries.
+ * 0, or -1 after printing why.
+ */
+int policy_attach(unsigned int max_cgroups);
+
+/* Unpin everything; the kernel then detaches. 0, or -1 after printing why. */
+int policy_detach(void);
+
+bool policy_attached(void);
+
+/* A file descriptor of the pinned map, or -1 after printing why. */
+int policy_map_fd(void);
+
+/* Read @id's entry; a missing entry reads as zeros. */
+void policy_lookup(int map_fd, uint64_t id, struct tslack_cgroup *val);
+
+#endif
