@@ -26,11 +26,13 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 
 TEST_LIB := tests/lib/harness.c tests/lib/sleep_paths.c
 KERNEL_TESTS := test_slack_hook
+POLICY_TESTS := $(patsubst tests/policy/%.sh,%,$(wildcard tests/policy/*.sh))
 
-.PHONY: all deps kernel tools vmroot test clean help
+.PHONY: deps kernel tools vmroot test demo clean help
 .DEFAULT_GOAL := help
 
 help:
+	@echo 'make demo    build what is missing, boot, and show what tslack does'
 	@echo 'make test    build (kernel, tools, tests) and run every test in QEMU'
 	@echo 'make kernel  build the patched kernel incrementally in $(CACHE)'
 	@echo 'make vmroot  build the programs that go into the VM'
@@ -81,6 +83,18 @@ $(VMROOT)/usr/local/sbin/tslackctl: $(BUILD)/tslackctl
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
+$(VMROOT)/usr/local/bin/tslack-probe: tests/policy/tslack-probe.c $(TEST_LIB) tests/lib/*.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_LIB)
+
+$(TESTDIR)/%: tests/policy/%.sh
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+
+$(VMROOT)/usr/local/bin/tslack-demo: demo/tslack-demo.sh
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+
 $(VMROOT)/usr/local/bin/tslack-run-tests: tests/run-in-vm
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
@@ -89,12 +103,18 @@ $(VMROOT)/usr/local/bin/bpftool: $(BPFTOOL)
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
-vmroot: $(addprefix $(TESTDIR)/,$(KERNEL_TESTS)) $(VMROOT)/usr/local/sbin/tslackctl \
-	$(VMROOT)/usr/local/bin/tslack-run-tests $(VMROOT)/usr/local/bin/bpftool
+vmroot: $(addprefix $(TESTDIR)/,$(KERNEL_TESTS) $(POLICY_TESTS)) \
+	$(VMROOT)/usr/local/sbin/tslackctl $(VMROOT)/usr/local/bin/tslack-probe \
+	$(VMROOT)/usr/local/bin/tslack-run-tests $(VMROOT)/usr/local/bin/bpftool \
+	$(VMROOT)/usr/local/bin/tslack-demo
 
 test: tools
 	$(MAKE) vmroot
 	vmtest/run-tests
+
+demo: tools
+	$(MAKE) vmroot
+	vmtest/run -- tslack-demo
 
 clean:
 	rm -rf $(BUILD) bpf/vmlinux.h

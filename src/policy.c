@@ -23,9 +23,12 @@ static void explain(const char *what, int err)
 		fprintf(stderr, "tslackctl: %s: %s\n", what, strerror(err));
 }
 
+/* The pin directory is 0700, but anyone may see that it exists. */
 bool policy_attached(void)
 {
-	return access(TSLACK_MAP_PIN, F_OK) == 0;
+	struct stat st;
+
+	return stat(TSLACK_PIN_DIR, &st) == 0;
 }
 
 /* Remove a pin directory and what is pinned in it; missing is fine. */

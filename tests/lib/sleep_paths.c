@@ -5,7 +5,9 @@
 #include <linux/futex.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/ipc.h>
 #include <sys/sem.h>
@@ -15,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "sleep_paths.h"
 
 #define NSEC_PER_SEC 1000000000ULL
@@ -160,11 +163,17 @@ static int do_rt_sigtimedwait(uint64_t ns)
 static int do_io_getevents(uint64_t ns)
 {
 	static aio_context_t ctx;
+	static pid_t owner;
 	struct timespec ts = ts_of(ns);
 	struct io_event ev;
 
-	if (!ctx && syscall(SYS_io_setup, 1, &ctx))
-		return -errno;
+	/* AIO contexts belong to the mm: a forked child needs its own. */
+	if (owner != getpid()) {
+		ctx = 0;
+		if (syscall(SYS_io_setup, 1, &ctx))
+			return -errno;
+		owner = getpid();
+	}
 	return timed_out(syscall(SYS_io_getevents, ctx, 1, 1, &ev, &ts), 0);
 }
 
@@ -262,4 +271,33 @@ int measure_lateness(const struct sleep_path *path, uint64_t req_ns,
 	qsort(late, samples, sizeof(late[0]), cmp_i64);
 	*median = late[samples / 2];
 	return 0;
+}
+
+void check_sleep_paths(const char *phase, uint64_t slack_ns, uint64_t scale_ns)
+{
+	const uint64_t req_ns = 1000000;
+	char name[128];
+	unsigned int i;
+	int64_t late;
+	bool early;
+	int err;
+
+	for (i = 0; i < nr_sleep_paths; i++) {
+		const struct sleep_path *p = &sleep_paths[i];
+
+		snprintf(name, sizeof(name), "%s/%s", phase, p->name);
+		err = measure_lateness(p, req_ns, 5, &late, &early);
+		if (err)
+			report(name, false, "sleep failed: %s", strerror(-err));
+		else if (slack_ns && p->uses_slack)
+			report(name, !early && late >= (int64_t)slack_ns / 2,
+			       "woke %lld ns late%s, expected about %llu",
+			       (long long)late, early ? " (and early)" : "",
+			       (unsigned long long)slack_ns);
+		else
+			report(name, !early && late < (int64_t)scale_ns / 4,
+			       "woke %lld ns late%s, expected well under %llu",
+			       (long long)late, early ? " (and early)" : "",
+			       (unsigned long long)scale_ns / 4);
+	}
 }

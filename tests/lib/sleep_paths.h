@@ -31,4 +31,13 @@ uint64_t monotonic_ns(void);
 int measure_lateness(const struct sleep_path *path, uint64_t req_ns,
 		     unsigned int samples, int64_t *median, bool *early);
 
+/*
+ * Report, for every path, whether a 1 ms sleep oversleeps as @slack_ns
+ * says: by at least half of it for the paths that use the slack (slack
+ * lets a timer fire anywhere up to its hard expiry, and an idle VM wakes
+ * close to it), and by well under a quarter of @scale_ns for the others
+ * and when @slack_ns is 0. Never early. Names are "@phase/path".
+ */
+void check_sleep_paths(const char *phase, uint64_t slack_ns, uint64_t scale_ns);
+
 #endif

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helper for the shell tests in the VM: what the kernel says about the
+ * calling task's timer slack, and the other things a shell cannot do.
+ */
+#define _GNU_SOURCE
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "sleep_paths.h"
+#include "timer_slack.h"
+
+static int usage(void)
+{
+	fputs("Usage: tslack-probe effective\n"
+	      "       tslack-probe watch COUNT INTERVAL_MS\n"
+	      "       tslack-probe sleeps PHASE SLACK_NS\n"
+	      "       tslack-probe rate SECONDS INTERVAL_MS\n"
+	      "       tslack-probe as-user UID COMMAND [ARG]...\n", stderr);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "effective")) {
+		printf("%ld\n", effective_slack());
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "watch")) {
+		long n = atol(argv[2]), ms = atol(argv[3]);
+		struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
+
+		/* One line per wakeup: the slack the next sleep will use. */
+		while (n-- > 0) {
+			printf("%ld\n", effective_slack());
+			fflush(stdout);
+			nanosleep(&ts, NULL);
+		}
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "sleeps")) {
+		uint64_t slack = strtoull(argv[3], NULL, 10);
+
+		check_sleep_paths(argv[2], slack, slack ? slack : 20000000);
+		return harness_exit_status();
+	}
+	if (argc == 4 && !strcmp(argv[1], "rate")) {
+		uint64_t req = atol(argv[3]) * 1000000ULL, t0, t, late = 0;
+		uint64_t end = monotonic_ns() + atol(argv[2]) * 1000000000ULL;
+		struct timespec ts = { req / 1000000000, req % 1000000000 };
+		unsigned long n = 0;
+
+		/* A periodic sleeper: how often it wakes, and how late. */
+		for (t0 = monotonic_ns(); t0 < end; t0 = t, n++) {
+			nanosleep(&ts, NULL);
+			t = monotonic_ns();
+			late += t - t0 - req;
+		}
+		printf("%.0f wakeups/s, %.2f ms late on average\n",
+		       n / (double)atol(argv[2]), n ? late / 1e6 / n : 0);
+		return 0;
+	}
+	if (argc >= 4 && !strcmp(argv[1], "as-user")) {
+		uid_t uid = atoi(argv[2]);
+
+		if (setgroups(0, NULL) || setgid(uid) || setuid(uid)) {
+			perror("tslack-probe: dropping privileges");
+			return 1;
+		}
+		execvp(argv[3], argv + 3);
+		perror(argv[3]);
+		return 127;
+	}
+	return usage();
+}
