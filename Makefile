@@ -28,12 +28,15 @@ TEST_LIB := tests/lib/harness.c tests/lib/sleep_paths.c
 KERNEL_TESTS := test_slack_hook
 POLICY_TESTS := $(patsubst tests/policy/%.sh,%,$(wildcard tests/policy/*.sh))
 
-.PHONY: deps kernel tools vmroot test demo clean help
+.PHONY: deps kernel tools vmroot test demo bench stress fuzz clean help
 .DEFAULT_GOAL := help
 
 help:
 	@echo 'make demo    build what is missing, boot, and show what tslack does'
 	@echo 'make test    build (kernel, tools, tests) and run every test in QEMU'
+	@echo 'make bench   hook cost and wakeups saved, from one QEMU boot'
+	@echo 'make stress  30 s of races on the debug (lockdep, KASAN) kernel'
+	@echo 'make fuzz    fuzz the parsers of tslackctl on the host (libFuzzer)'
 	@echo 'make kernel  build the patched kernel incrementally in $(CACHE)'
 	@echo 'make vmroot  build the programs that go into the VM'
 	@echo 'make deps    apt-get install what is missing'
@@ -91,6 +94,18 @@ $(TESTDIR)/%: tests/policy/%.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
+$(VMROOT)/usr/local/bin/tslack-bench: bench/tslack-bench.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+$(VMROOT)/usr/local/bin/tslack-run-bench: bench/run-bench.sh
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+
+$(VMROOT)/usr/local/bin/tslack-stress: tests/stress/tslack-stress.sh
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+
 $(VMROOT)/usr/local/bin/tslack-demo: demo/tslack-demo.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
@@ -106,15 +121,31 @@ $(VMROOT)/usr/local/bin/bpftool: $(BPFTOOL)
 vmroot: $(addprefix $(TESTDIR)/,$(KERNEL_TESTS) $(POLICY_TESTS)) \
 	$(VMROOT)/usr/local/sbin/tslackctl $(VMROOT)/usr/local/bin/tslack-probe \
 	$(VMROOT)/usr/local/bin/tslack-run-tests $(VMROOT)/usr/local/bin/bpftool \
-	$(VMROOT)/usr/local/bin/tslack-demo
+	$(VMROOT)/usr/local/bin/tslack-demo $(VMROOT)/usr/local/bin/tslack-bench \
+	$(VMROOT)/usr/local/bin/tslack-run-bench $(VMROOT)/usr/local/bin/tslack-stress
 
+# Host-side checks first; their PASS/FAIL lines count in the summary.
 test: tools
 	$(MAKE) vmroot
-	vmtest/run-tests
+	tests/fuzz/run $(or $(FUZZ_SECONDS),20) > $(BUILD)/host-results.txt || true
+	TSLACK_HOST_RESULTS=$(BUILD)/host-results.txt vmtest/run-tests
+
+fuzz:
+	tests/fuzz/run $(or $(FUZZ_SECONDS),60)
 
 demo: tools
 	$(MAKE) vmroot
 	vmtest/run -- tslack-demo
+
+# The debug kernel (lockdep, KASAN) has its own build directory in $(CACHE).
+stress: tools
+	vmtest/build-kernel --debug
+	$(MAKE) vmroot
+	TSLACK_TEST_TIMEOUT=1800 vmtest/run-tests --debug -- tslack-stress $(or $(STRESS_SECONDS),30)
+
+bench: tools
+	$(MAKE) vmroot
+	bench/run
 
 clean:
 	rm -rf $(BUILD) bpf/vmlinux.h

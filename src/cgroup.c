@@ -94,7 +94,7 @@ struct find_id {
 	struct cgroup *found;
 };
 
-static int match_id(const struct cgroup *cg, const struct cgroup *parent, void *data)
+static int match_id(struct cgroup *cg, const struct cgroup *parent, void *data)
 {
 	struct find_id *f = data;
 
@@ -148,7 +148,7 @@ int cgroup_parent(const struct cgroup *cg, struct cgroup *parent)
 	return 0;
 }
 
-static int walk(const struct cgroup *top, const struct cgroup *parent,
+static int walk(struct cgroup *top, const struct cgroup *parent,
 		cgroup_walk_fn fn, void *data)
 {
 	char abs[PATH_MAX * 2];
@@ -179,6 +179,7 @@ static int walk(const struct cgroup *top, const struct cgroup *parent,
 		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW))
 			continue;
 		child->id = st.st_ino;
+		child->slack_ns = 0;
 		if (snprintf(child->path, sizeof(child->path), "%s/%s",
 			     strcmp(top->path, "/") ? top->path : "",
 			     de->d_name) >= (int)sizeof(child->path))
@@ -192,7 +193,7 @@ static int walk(const struct cgroup *top, const struct cgroup *parent,
 	return ret;
 }
 
-int cgroup_walk(const struct cgroup *top, cgroup_walk_fn fn, void *data)
+int cgroup_walk(struct cgroup *top, cgroup_walk_fn fn, void *data)
 {
 	return walk(top, NULL, fn, data);
 }

@@ -8,6 +8,7 @@
 
 struct cgroup {
 	uint64_t id;		/* inode number of its cgroupfs directory */
+	uint64_t slack_ns;	/* for a walk's callback, seen by the children */
 	char path[PATH_MAX];	/* from the cgroup2 mount: "/", "/a/b" */
 };
 
@@ -28,12 +29,12 @@ int cgroup_parent(const struct cgroup *cg, struct cgroup *parent);
 
 /*
  * Call @fn for @top and then every cgroup below it, parents before their
- * children, with the parent's cgroup (NULL for @top). Stops at the first
- * non-zero return of @fn and returns it; -1 when a directory cannot be
- * read.
+ * children, with the parent's cgroup (NULL for @top) as @fn left it.
+ * Stops at the first non-zero return of @fn and returns it; -1 when a
+ * directory cannot be read.
  */
-typedef int (*cgroup_walk_fn)(const struct cgroup *cg,
-			      const struct cgroup *parent, void *data);
-int cgroup_walk(const struct cgroup *top, cgroup_walk_fn fn, void *data);
+typedef int (*cgroup_walk_fn)(struct cgroup *cg, const struct cgroup *parent,
+			      void *data);
+int cgroup_walk(struct cgroup *top, cgroup_walk_fn fn, void *data);
 
 #endif

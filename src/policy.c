@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -48,6 +50,33 @@ static int unpin_dir(const char *dir)
 	return err;
 }
 
+#define ATTACHING_PREFIX "tslack-attaching-"
+
+/*
+ * An attach killed before its rename leaves its pins in a directory named
+ * after its pid, and with them maybe an attached policy: remove them.
+ */
+static void remove_dead_attaches(void)
+{
+	char dir[300];
+	struct dirent *de;
+	DIR *d;
+	int pid;
+
+	d = opendir("/sys/fs/bpf");
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		/* Skip ours-to-be and those of attaches still running. */
+		if (sscanf(de->d_name, ATTACHING_PREFIX "%d", &pid) != 1 ||
+		    !kill(pid, 0) || errno != ESRCH)
+			continue;
+		snprintf(dir, sizeof(dir), "/sys/fs/bpf/%s", de->d_name);
+		unpin_dir(dir);
+	}
+	closedir(d);
+}
+
 int policy_attach(unsigned int max_cgroups)
 {
 	char tmpdir[64], path[256];
@@ -61,6 +90,7 @@ int policy_attach(unsigned int max_cgroups)
 			TSLACK_PIN_DIR);
 		return -1;
 	}
+	remove_dead_attaches();
 	skel = tslack_bpf__open();
 	if (!skel) {
 		explain("opening the policy", errno);
@@ -96,7 +126,7 @@ int policy_attach(unsigned int max_cgroups)
 	 * crash leaves either no policy or a complete one.
 	 */
 	/* bpffs refuses dots in names. */
-	snprintf(tmpdir, sizeof(tmpdir), "%s-attaching-%d", TSLACK_PIN_DIR, getpid());
+	snprintf(tmpdir, sizeof(tmpdir), "/sys/fs/bpf/" ATTACHING_PREFIX "%d", getpid());
 	unpin_dir(tmpdir);
 	if (mkdir(tmpdir, 0700)) {
 		err = -errno;
@@ -130,10 +160,7 @@ int policy_detach(void)
 {
 	int err;
 
-	if (!policy_attached()) {
-		fprintf(stderr, "tslackctl: not attached\n");
-		return -1;
-	}
+	remove_dead_attaches();
 	err = unpin_dir(TSLACK_PIN_DIR);
 	if (err) {
 		explain("detaching", err);

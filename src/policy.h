@@ -18,7 +18,10 @@
  */
 int policy_attach(unsigned int max_cgroups);
 
-/* Unpin everything; the kernel then detaches. 0, or -1 after printing why. */
+/*
+ * Unpin everything, also what a killed attach left; the kernel then
+ * detaches. Not attached is fine. 0, or -1 after printing why.
+ */
 int policy_detach(void);
 
 bool policy_attached(void);

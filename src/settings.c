@@ -1,21 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "policy.h"
 #include "settings.h"
 
-struct set_ctx {
+/* The entries a "set" writes, computed before anything is written. */
+struct plan {
 	int map_fd;
-	const struct cgroup *top;
-	uint64_t min_ns;
-	uint64_t top_parent_eff;
-	long missing;		/* cgroups in the subtree without an entry */
-	int err;
+	uint64_t min_ns, top_parent_eff;
+	__u64 *keys;
+	struct tslack_cgroup *vals;
+	char **paths;
+	size_t n, cap;
+	__u64 *dels;
+	size_t ndel, delcap;
+	long missing;		/* entries to create */
 };
 
 static uint64_t max_u64(uint64_t a, uint64_t b)
@@ -23,62 +32,71 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
-static int count_missing(const struct cgroup *cg, const struct cgroup *parent,
-			 void *data)
+static bool grow(void **p, size_t *cap, size_t n, size_t size)
 {
-	struct set_ctx *ctx = data;
-	struct tslack_cgroup val;
-	__u64 key = cg->id;
+	void *q;
 
-	(void)parent;
-	if (bpf_map_lookup_elem(ctx->map_fd, &key, &val))
-		ctx->missing++;
+	if (n < *cap)
+		return true;
+	q = realloc(*p, (*cap ? *cap * 2 : 64) * size);
+	if (!q)
+		return false;
+	*p = q;
+	*cap = *cap ? *cap * 2 : 64;
+	return true;
+}
+
+/* Parents come first: parent->slack_ns holds the parent's new value. */
+static int plan_one(struct cgroup *cg, const struct cgroup *parent, void *data)
+{
+	struct plan *pl = data;
+	struct tslack_cgroup old, val;
+	__u64 key = cg->id;
+	size_t cap;
+	bool had;
+
+	had = !bpf_map_lookup_elem(pl->map_fd, &key, &old);
+	if (!had)
+		memset(&old, 0, sizeof(old));
+	val.min_slack_ns = parent ? old.min_slack_ns : pl->min_ns;
+	val.effective_slack_ns = max_u64(val.min_slack_ns,
+					 parent ? parent->slack_ns : pl->top_parent_eff);
+	cg->slack_ns = val.effective_slack_ns;
+
+	if (!val.min_slack_ns && !val.effective_slack_ns) {
+		if (!had)
+			return 0;
+		if (!grow((void **)&pl->dels, &pl->delcap, pl->ndel, sizeof(*pl->dels)))
+			return -1;
+		pl->dels[pl->ndel++] = key;
+		return 0;
+	}
+	if (had && !memcmp(&old, &val, sizeof(val)))
+		return 0;
+	cap = pl->cap;
+	if (!grow((void **)&pl->keys, &cap, pl->n, sizeof(*pl->keys)) ||
+	    !grow((void **)&pl->vals, &pl->cap, pl->n, sizeof(*pl->vals)) ||
+	    !grow((void **)&pl->paths, &cap, pl->n, sizeof(*pl->paths)))
+		return -1;
+	pl->paths[pl->n] = strdup(cg->path);
+	if (!pl->paths[pl->n])
+		return -1;
+	pl->keys[pl->n] = key;
+	pl->vals[pl->n++] = val;
+	pl->missing += !had;
 	return 0;
 }
 
-/* Parents come first, so a parent's entry is already up to date. */
-static int update_one(const struct cgroup *cg, const struct cgroup *parent,
-		      void *data)
+static void plan_free(struct plan *pl)
 {
-	struct set_ctx *ctx = data;
-	struct tslack_cgroup old, val;
-	char abs[PATH_MAX * 2];
-	__u64 key = cg->id;
-	uint64_t parent_eff;
-	struct stat st;
-	bool had;
+	size_t i;
 
-	had = !bpf_map_lookup_elem(ctx->map_fd, &key, &old);
-	if (!had)
-		memset(&old, 0, sizeof(old));
-	if (parent) {
-		policy_lookup(ctx->map_fd, parent->id, &val);
-		parent_eff = val.effective_slack_ns;
-	} else {
-		parent_eff = ctx->top_parent_eff;
-	}
-	val.min_slack_ns = cg == ctx->top ? ctx->min_ns : old.min_slack_ns;
-	val.effective_slack_ns = max_u64(val.min_slack_ns, parent_eff);
-
-	if (!val.min_slack_ns && !val.effective_slack_ns) {
-		if (had && bpf_map_delete_elem(ctx->map_fd, &key) && errno != ENOENT)
-			goto fail;
-		return 0;
-	}
-	if (bpf_map_update_elem(ctx->map_fd, &key, &val, BPF_ANY))
-		goto fail;
-	/*
-	 * If the cgroup went away meanwhile, its rmdir hook may have run
-	 * before our update: do its work.
-	 */
-	snprintf(abs, sizeof(abs), "%s%s", cgroup2_mount(), cg->path);
-	if (stat(abs, &st) || st.st_ino != cg->id)
-		bpf_map_delete_elem(ctx->map_fd, &key);
-	return 0;
-fail:
-	ctx->err = errno;
-	fprintf(stderr, "tslackctl: updating %s: %s\n", cg->path, strerror(errno));
-	return -1;
+	for (i = 0; i < pl->n; i++)
+		free(pl->paths[i]);
+	free(pl->paths);
+	free(pl->keys);
+	free(pl->vals);
+	free(pl->dels);
 }
 
 long settings_count(int map_fd)
@@ -95,39 +113,181 @@ long settings_count(int map_fd)
 	return errno == ENOENT ? n : -1;
 }
 
+/* Does the cgroup directory @path still hold cgroup @id? */
+static bool cgroup_exists(const char *path, uint64_t id)
+{
+	char abs[PATH_MAX * 2];
+	struct stat st;
+
+	snprintf(abs, sizeof(abs), "%s%s", cgroup2_mount(), path);
+	return !stat(abs, &st) && st.st_ino == id;
+}
+
+/* Serialize the writers of the map: each computes from what it reads. */
+static int lock_map(void)
+{
+	int fd = open(TSLACK_PIN_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	/* Without CONFIG_FILE_LOCKING, writers are on their own. */
+	if (fd >= 0 && flock(fd, LOCK_EX) && errno != ENOSYS) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0)
+		fprintf(stderr, "tslackctl: locking %s: %s\n", TSLACK_PIN_DIR,
+			strerror(errno));
+	return fd;
+}
+
+static int apply(struct plan *pl, const struct cgroup *cg)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts, .elem_flags = BPF_ANY);
+	struct bpf_map_info info = {};
+	__u32 info_len = sizeof(info), count = pl->n;
+	long used;
+	size_t i;
+
+	used = settings_count(pl->map_fd);
+	if (used < 0 || bpf_map_get_info_by_fd(pl->map_fd, &info, &info_len)) {
+		fprintf(stderr, "tslackctl: reading the map: %s\n", strerror(errno));
+		return -1;
+	}
+	if (used + pl->missing > (long)info.max_entries) {
+		fprintf(stderr,
+			"tslackctl: the map is full: %s needs %ld new entries, %ld of %u are free; nothing changed\n",
+			cg->path, pl->missing, (long)info.max_entries - used,
+			info.max_entries);
+		return -1;
+	}
+	/* One system call: a kill cannot stop it half way. */
+	if (pl->n && bpf_map_update_batch(pl->map_fd, pl->keys, pl->vals, &count, &opts)) {
+		fprintf(stderr, "tslackctl: updating the map: %s\n", strerror(errno));
+		return -1;
+	}
+	/* Entries of 0 and 0 mean what no entry means: drop them after. */
+	for (i = 0; i < pl->ndel; i++)
+		bpf_map_delete_elem(pl->map_fd, &pl->dels[i]);
+	/* A cgroup removed meanwhile may have had its rmdir hook run first. */
+	for (i = 0; i < pl->n; i++)
+		if (!cgroup_exists(pl->paths[i], pl->keys[i]))
+			bpf_map_delete_elem(pl->map_fd, &pl->keys[i]);
+	return 0;
+}
+
 int settings_set(int map_fd, const struct cgroup *cg, uint64_t min_ns)
 {
-	struct set_ctx ctx = { .map_fd = map_fd, .top = cg, .min_ns = min_ns };
+	struct plan pl = { .map_fd = map_fd, .min_ns = min_ns };
 	struct tslack_cgroup pval;
-	struct bpf_map_info info = {};
-	__u32 info_len = sizeof(info);
-	struct cgroup parent;
-	long used;
+	struct cgroup top = *cg, parent;
+	int lock, ret = -1;
 
+	lock = lock_map();
+	if (lock < 0)
+		return -1;
 	if (!cgroup_parent(cg, &parent)) {
 		policy_lookup(map_fd, parent.id, &pval);
-		ctx.top_parent_eff = pval.effective_slack_ns;
+		pl.top_parent_eff = pval.effective_slack_ns;
 	}
+	if (cgroup_walk(&top, plan_one, &pl)) {
+		fprintf(stderr, "tslackctl: reading %s: %s\n", cg->path, strerror(errno));
+		goto out;
+	}
+	ret = apply(&pl, cg);
+	/* Cgroups created during the walk copied their parent's old entry. */
+	if (!ret && settings_check(map_fd, true) < 0)
+		ret = -1;
+out:
+	plan_free(&pl);
+	close(lock);
+	return ret;
+}
 
-	/* With a non-zero effective slack, every cgroup below needs an entry. */
-	if (max_u64(min_ns, ctx.top_parent_eff)) {
-		if (cgroup_walk(cg, count_missing, &ctx) < 0) {
-			fprintf(stderr, "tslackctl: reading %s: %s\n", cg->path,
-				strerror(errno));
+struct check {
+	int map_fd;
+	bool fix;
+	long differences;
+	__u64 *seen, *stale;
+	size_t nseen, cap, nstale, stale_cap;
+};
+
+static int check_one(struct cgroup *cg, const struct cgroup *parent, void *data)
+{
+	struct check *c = data;
+	struct tslack_cgroup val, want;
+	__u64 key = cg->id;
+	bool had;
+
+	had = !bpf_map_lookup_elem(c->map_fd, &key, &val);
+	if (!had)
+		memset(&val, 0, sizeof(val));
+	want.min_slack_ns = val.min_slack_ns;
+	want.effective_slack_ns = max_u64(val.min_slack_ns, parent ? parent->slack_ns : 0);
+	cg->slack_ns = want.effective_slack_ns;
+	if (had) {
+		if (!grow((void **)&c->seen, &c->cap, c->nseen, sizeof(*c->seen)))
 			return -1;
-		}
-		used = settings_count(map_fd);
-		if (used < 0 || bpf_map_get_info_by_fd(map_fd, &info, &info_len)) {
-			fprintf(stderr, "tslackctl: reading the map: %s\n", strerror(errno));
-			return -1;
-		}
-		if (used + ctx.missing > (long)info.max_entries) {
-			fprintf(stderr,
-				"tslackctl: the map is full: %s needs %ld new entries, %ld of %u are free; nothing changed\n",
-				cg->path, ctx.missing, (long)info.max_entries - used,
-				info.max_entries);
-			return -1;
+		c->seen[c->nseen++] = key;
+	}
+	if (val.effective_slack_ns == want.effective_slack_ns)
+		return 0;
+	c->differences++;
+	if (!c->fix)
+		printf("%s (id %llu): effective_slack_ns %llu, want %llu\n", cg->path,
+		       (unsigned long long)key, (unsigned long long)val.effective_slack_ns,
+		       (unsigned long long)want.effective_slack_ns);
+	else if (bpf_map_update_elem(c->map_fd, &key, &want, BPF_ANY) == 0 && !had &&
+		 grow((void **)&c->seen, &c->cap, c->nseen, sizeof(*c->seen)))
+		c->seen[c->nseen++] = key;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return (x > y) - (x < y);
+}
+
+long settings_check(int map_fd, bool fix)
+{
+	struct check c = { .map_fd = map_fd, .fix = fix };
+	struct cgroup root;
+	char err[256];
+	__u64 key, next;
+	int ret;
+
+	if (cgroup_by_path(".", &root, err, sizeof(err))) {
+		fprintf(stderr, "tslackctl: %s\n", err);
+		return -1;
+	}
+	if (cgroup_walk(&root, check_one, &c)) {
+		fprintf(stderr, "tslackctl: reading the cgroup tree: %s\n", strerror(errno));
+		free(c.seen);
+		return -1;
+	}
+	/* Entries that no cgroup in the tree owns are stale. */
+	qsort(c.seen, c.nseen, sizeof(*c.seen), cmp_u64);
+	for (ret = bpf_map_get_next_key(map_fd, NULL, &next); !ret;
+	     ret = bpf_map_get_next_key(map_fd, &key, &next)) {
+		key = next;
+		if (bsearch(&key, c.seen, c.nseen, sizeof(key), cmp_u64))
+			continue;
+		/* Or a cgroup created after the walk went past its parent. */
+		if (!cgroup_by_id(key, &root, err, sizeof(err)))
+			continue;
+		c.differences++;
+		if (fix) {
+			if (!grow((void **)&c.stale, &c.stale_cap, c.nstale, sizeof(key)))
+				break;
+			c.stale[c.nstale++] = key;
+		} else {
+			printf("id %llu: stale entry, no such cgroup\n", (unsigned long long)key);
 		}
 	}
-	return cgroup_walk(cg, update_one, &ctx) ? -1 : 0;
+	/* Not while iterating: deleting would restart get_next_key. */
+	while (c.nstale)
+		bpf_map_delete_elem(map_fd, &c.stale[--c.nstale]);
+	free(c.stale);
+	free(c.seen);
+	return c.differences;
 }

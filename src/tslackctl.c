@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -34,6 +36,7 @@ static const char usage_text[] =
 	"  get [--json] CGROUP       print min_slack_ns and effective_slack_ns\n"
 	"  get --pid PID             print a task's own and effective slack\n"
 	"  list                      every cgroup with a setting\n"
+	"  check                     verify the map against the cgroup tree\n"
 	"\n"
 	"CGROUP is a path, absolute or relative to the cgroup2 mount, or --id ID\n"
 	"(the inode number of its directory). SLACK is a whole number of\n"
@@ -98,6 +101,23 @@ fail:
 	return EXIT_RUNTIME;
 }
 
+/*
+ * Pins and the map are files: a root without CAP_BPF and CAP_SYS_ADMIN
+ * could still unlink or write them. Refuse what the kernel cannot.
+ */
+static bool may_change_policy(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	if (data[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32)))
+		return true;
+	fprintf(stderr, "tslackctl: permission denied (needs root: CAP_BPF and CAP_SYS_ADMIN)\n");
+	return false;
+}
+
 static int cmd_attach(int argc, char **argv)
 {
 	unsigned long long max = TSLACK_DEFAULT_MAX_CGROUPS;
@@ -112,6 +132,8 @@ static int cmd_attach(int argc, char **argv)
 	} else if (argc != 1) {
 		return usage_error("usage: tslackctl attach [--max-cgroups N]");
 	}
+	if (!may_change_policy())
+		return EXIT_RUNTIME;
 	return policy_attach(max) ? EXIT_RUNTIME : 0;
 }
 
@@ -120,6 +142,8 @@ static int cmd_detach(int argc, char **argv)
 	(void)argv;
 	if (argc != 1)
 		return usage_error("usage: tslackctl detach");
+	if (!may_change_policy())
+		return EXIT_RUNTIME;
 	return policy_detach() ? EXIT_RUNTIME : 0;
 }
 
@@ -137,16 +161,19 @@ static int cmd_status(int argc, char **argv)
 		printf("attached: no\n");
 		return 0;
 	}
-	fd = policy_map_fd();
-	if (fd < 0)
-		return EXIT_RUNTIME;
-	n = settings_count(fd);
-	if (n < 0 || bpf_map_get_info_by_fd(fd, &info, &len)) {
-		fprintf(stderr, "tslackctl: reading %s: %s\n", TSLACK_MAP_PIN, strerror(errno));
-		close(fd);
+	printf("attached: yes (%s)\n", TSLACK_PIN_DIR);
+	/* Everyone may ask; only root may count. */
+	fd = bpf_obj_get(TSLACK_MAP_PIN);
+	if (fd < 0 && (fd == -EACCES || fd == -EPERM))
+		return 0;
+	if (fd < 0 || (n = settings_count(fd)) < 0 ||
+	    bpf_map_get_info_by_fd(fd, &info, &len)) {
+		fprintf(stderr, "tslackctl: reading %s: %s\n", TSLACK_MAP_PIN,
+			strerror(fd < 0 ? -fd : errno));
+		if (fd >= 0)
+			close(fd);
 		return EXIT_RUNTIME;
 	}
-	printf("attached: yes (%s)\n", TSLACK_PIN_DIR);
 	printf("cgroups with a setting: %ld of %u\n", n, info.max_entries);
 	close(fd);
 	return 0;
@@ -166,6 +193,8 @@ static int cmd_set(int argc, char **argv)
 		return usage_error(i >= argc ? "missing SLACK" : "too many arguments");
 	if (parse_duration_ns(argv[i], &ns, err, sizeof(err)))
 		return usage_error("%s", err);
+	if (!may_change_policy())
+		return EXIT_RUNTIME;
 	fd = policy_map_fd();
 	if (fd < 0)
 		return EXIT_RUNTIME;
@@ -336,7 +365,7 @@ struct list_ctx {
 	int map_fd;
 };
 
-static int list_one(const struct cgroup *cg, const struct cgroup *parent, void *data)
+static int list_one(struct cgroup *cg, const struct cgroup *parent, void *data)
 {
 	struct list_ctx *ctx = data;
 	struct tslack_cgroup val;
@@ -375,6 +404,26 @@ static int cmd_list(int argc, char **argv)
 	return ret;
 }
 
+static int cmd_check(int argc, char **argv)
+{
+	long n;
+	int fd;
+
+	(void)argv;
+	if (argc != 1)
+		return usage_error("usage: tslackctl check");
+	fd = policy_map_fd();
+	if (fd < 0)
+		return EXIT_RUNTIME;
+	n = settings_check(fd, false);
+	close(fd);
+	if (n < 0)
+		return EXIT_RUNTIME;
+	if (n)
+		fprintf(stderr, "tslackctl: %ld entries differ from the cgroup tree\n", n);
+	return n ? EXIT_RUNTIME : 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -382,6 +431,7 @@ static const struct {
 	{ "attach", cmd_attach }, { "detach", cmd_detach },
 	{ "status", cmd_status }, { "set", cmd_set },
 	{ "get", cmd_get },	  { "list", cmd_list },
+	{ "check", cmd_check },
 };
 
 int main(int argc, char **argv)

@@ -7,9 +7,16 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${TSLACK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tslack}
 KSRC=$CACHE/linux-source-6.12
 KBUILD=$CACHE/build
+FRAGMENTS=("$TOP/vmtest/config.fragment")
 TOOLS=$CACHE/tools
 KTARBALL=${TSLACK_KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 JOBS=$(($(nproc) + 1))
 
 log() { printf 'vmtest: %s\n' "$*" >&2; }
 die() { printf 'vmtest: error: %s\n' "$*" >&2; exit 1; }
+
+# --debug: the lockdep/KASAN variant, built beside the normal one.
+use_debug_kernel() {
+	KBUILD=$CACHE/build-debug
+	FRAGMENTS+=("$TOP/vmtest/config-debug.fragment")
+}

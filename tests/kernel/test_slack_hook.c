@@ -149,27 +149,6 @@ static void check_second_attach(void)
 	const_slack_bpf__destroy(second);
 }
 
-/* Sleepers that must keep waking on time, never early, across detaches. */
-static void churn_sleeper(void)
-{
-	uint64_t end = monotonic_ns() + 2000 * MSEC;
-	unsigned int i = 0;
-	int64_t late;
-	bool early;
-	int err;
-
-	while (monotonic_ns() < end) {
-		const struct sleep_path *p = &sleep_paths[i++ % nr_sleep_paths];
-
-		err = measure_lateness(p, REQ_NS, 1, &late, &early);
-		if (err || early) {
-			printf("# %s: %s\n", p->name, err ? strerror(-err) : "woke early");
-			_exit(1);
-		}
-	}
-	_exit(0);
-}
-
 static void check_detach_while_sleeping(struct const_slack_bpf *skel)
 {
 	enum { SLEEPERS = 8, CYCLES = 40 };
@@ -180,8 +159,9 @@ static void check_detach_while_sleeping(struct const_slack_bpf *skel)
 	fflush(stdout);
 	for (i = 0; i < SLEEPERS; i++) {
 		pids[i] = fork();
+		/* Sleepers that must keep waking, never early, across detaches. */
 		if (pids[i] == 0)
-			churn_sleeper();
+			_exit(churn_sleeps(2000 * MSEC) ? 1 : 0);
 	}
 	for (i = 0; i < CYCLES; i++) {
 		link = attach(skel);

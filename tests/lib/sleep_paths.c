@@ -276,11 +276,19 @@ int measure_lateness(const struct sleep_path *path, uint64_t req_ns,
 void check_sleep_paths(const char *phase, uint64_t slack_ns, uint64_t scale_ns)
 {
 	const uint64_t req_ns = 1000000;
+	struct timespec res;
 	char name[128];
 	unsigned int i;
 	int64_t late;
 	bool early;
 	int err;
+
+	/* Without high-resolution timers, ticks decide when sleepers wake. */
+	snprintf(name, sizeof(name), "%s/high_res_timers", phase);
+	clock_getres(CLOCK_MONOTONIC, &res);
+	report(name, res.tv_sec == 0 && res.tv_nsec == 1,
+	       "CLOCK_MONOTONIC resolution is %ld ns: no high-resolution mode, so no slack to see",
+	       res.tv_nsec);
 
 	for (i = 0; i < nr_sleep_paths; i++) {
 		const struct sleep_path *p = &sleep_paths[i];
@@ -300,4 +308,25 @@ void check_sleep_paths(const char *phase, uint64_t slack_ns, uint64_t scale_ns)
 			       (long long)late, early ? " (and early)" : "",
 			       (unsigned long long)scale_ns / 4);
 	}
+}
+
+int churn_sleeps(uint64_t ns)
+{
+	uint64_t end = monotonic_ns() + ns;
+	unsigned int i = 0;
+	int64_t late;
+	bool early;
+	int err;
+
+	while (monotonic_ns() < end) {
+		const struct sleep_path *p = &sleep_paths[i++ % nr_sleep_paths];
+
+		err = measure_lateness(p, 1000000, 1, &late, &early);
+		if (err || early) {
+			printf("# %s: %s\n", p->name, err ? strerror(-err) : "woke early");
+			fflush(stdout);
+			return -1;
+		}
+	}
+	return 0;
 }

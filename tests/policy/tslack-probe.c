@@ -5,6 +5,8 @@
  */
 #define _GNU_SOURCE
 #include <grp.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +17,37 @@
 #include "sleep_paths.h"
 #include "timer_slack.h"
 
+/* Drop CAP_BPF and CAP_SYS_ADMIN from this process's sets too. */
+static int drop_caps(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+	unsigned int i;
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	for (i = 0; i < 2; i++) {
+		uint32_t drop = 0;
+
+		if (CAP_BPF / 32 == i)
+			drop |= 1u << (CAP_BPF % 32);
+		if (CAP_SYS_ADMIN / 32 == i)
+			drop |= 1u << (CAP_SYS_ADMIN % 32);
+		data[i].effective &= ~drop;
+		data[i].permitted &= ~drop;
+		data[i].inheritable &= ~drop;
+	}
+	return syscall(SYS_capset, &hdr, data);
+}
+
 static int usage(void)
 {
-	fputs("Usage: tslack-probe effective\n"
+	fputs("Usage: tslack-probe effective|own\n"
 	      "       tslack-probe watch COUNT INTERVAL_MS\n"
 	      "       tslack-probe sleeps PHASE SLACK_NS\n"
 	      "       tslack-probe rate SECONDS INTERVAL_MS\n"
+	      "       tslack-probe churn SECONDS\n"
+	      "       tslack-probe without-caps COMMAND [ARG]...\n"
 	      "       tslack-probe as-user UID COMMAND [ARG]...\n", stderr);
 	return 2;
 }
@@ -29,6 +56,10 @@ int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "effective")) {
 		printf("%ld\n", effective_slack());
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "own")) {
+		printf("%ld\n", own_slack());
 		return 0;
 	}
 	if (argc == 4 && !strcmp(argv[1], "watch")) {
@@ -64,6 +95,19 @@ int main(int argc, char **argv)
 		printf("%.0f wakeups/s, %.2f ms late on average\n",
 		       n / (double)atol(argv[2]), n ? late / 1e6 / n : 0);
 		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "churn"))
+		return churn_sleeps(atol(argv[2]) * 1000000000ULL) ? 1 : 0;
+	if (argc >= 3 && !strcmp(argv[1], "without-caps")) {
+		/* Root, but neither CAP_BPF nor CAP_SYS_ADMIN, also after exec. */
+		if (prctl(PR_CAPBSET_DROP, CAP_BPF, 0, 0, 0) ||
+		    prctl(PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0) || drop_caps()) {
+			perror("tslack-probe: dropping capabilities");
+			return 1;
+		}
+		execvp(argv[2], argv + 2);
+		perror(argv[2]);
+		return 127;
 	}
 	if (argc >= 4 && !strcmp(argv[1], "as-user")) {
 		uid_t uid = atoi(argv[2]);

@@ -1,0 +1,54 @@
+#!/bin/sh
+# make bench, inside the VM: one "RESULT name value..." line per figure,
+# which bench/run turns into the table. Repeats interleave the configs.
+CG=/sys/fs/cgroup
+R=${1:-3}
+CALLS=${2:-20000}
+SECONDS_PER_RUN=${3:-5}
+
+res() { echo "RESULT $*"; }
+# in_cg CGROUP COMMAND...: run COMMAND in CGROUP.
+in_cg() {
+	cg=$1
+	shift
+	sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG/$cg" "$@"
+}
+sleepers() { in_cg wk tslack-bench sleepers 16 "$SECONDS_PER_RUN" 10 "$@"; }
+
+res boot_to_bench_s "$(cut -d' ' -f1 /proc/uptime)"
+tslackctl detach >/dev/null 2>&1
+
+# A chain of 16 cgroups: l1/l2/.../l16.
+path=
+for i in $(seq 1 16); do
+	path=$path/l$i
+	mkdir -p "$CG$path"
+	eval "depth$i=\$path"
+done
+
+for r in $(seq 1 "$R"); do
+	res poll_detached "$(in_cg "$depth1" tslack-bench poll-cost "$CALLS")"
+	tslackctl attach && tslackctl set l1 50ms || exit 1
+	for d in 1 4 16; do
+		eval "p=\$depth$d"
+		res "poll_depth$d" "$(in_cg "$p" tslack-bench poll-cost "$CALLS")"
+	done
+	tslackctl detach || exit 1
+done
+
+mkdir -p "$CG/wk"
+for r in $(seq 1 "$R"); do
+	res wake_default "$(sleepers)"
+	tslackctl attach && tslackctl set wk 50ms || exit 1
+	res wake_tslack "$(sleepers)"
+	tslackctl detach || exit 1
+	res wake_pertask "$(sleepers 50000000)"
+done
+
+# Wakeups against slack, for the plot.
+tslackctl attach || exit 1
+for ms in 0 1 5 20 50 100; do
+	tslackctl set wk "${ms}ms" || exit 1
+	res "sweep_$ms" "$(sleepers)"
+done
+tslackctl detach

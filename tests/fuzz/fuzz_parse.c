@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target for tslackctl's parsers (make fuzz). Beyond not
+ * crashing under ASan/UBSan: every accepted duration prints back to the
+ * same number of ns, and every rejection explains itself.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+static const struct {
+	const char *unit;
+	uint64_t ns;
+} units[] = { { "", 1 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 } };
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char s[64], back[96], err[512];
+	uint64_t v, again;
+	unsigned int i;
+
+	if (size >= sizeof(s))
+		return 0;
+	memcpy(s, data, size);
+	s[size] = '\0';
+
+	err[0] = '\0';
+	if (parse_duration_ns(s, &v, err, sizeof(err))) {
+		if (!err[0])
+			abort();	/* a rejection must say why */
+	} else {
+		/* The same number of ns, written without a unit, parses back. */
+		snprintf(back, sizeof(back), "%" PRIu64, v);
+		if (parse_duration_ns(back, &again, err, sizeof(err)) || again != v)
+			abort();
+		/* And the value is the digits times the unit that was given. */
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+			size_t ul = strlen(units[i].unit), dl = strlen(s) - ul;
+
+			if (strlen(s) <= ul || strcmp(s + dl, units[i].unit) ||
+			    strspn(s, "0123456789") != dl)
+				continue;
+			if (strtoull(s, NULL, 10) * units[i].ns != v)
+				abort();
+		}
+	}
+
+	err[0] = '\0';
+	if (parse_cgroup_id(s, &v, err, sizeof(err))) {
+		if (!err[0])
+			abort();
+	} else if (v == 0 || strspn(s, "0123456789") != strlen(s) ||
+		   strtoull(s, NULL, 10) != v) {
+		abort();
+	}
+	return 0;
+}

@@ -1,0 +1,113 @@
+#!/bin/sh
+# Bad input to tslackctl, table-driven: each gets its exact message (the
+# first line on stderr) and exit status, and leaves the map as it was.
+# Then the callers without privilege.
+CG=/sys/fs/cgroup
+MAP=/sys/fs/bpf/tslack/cgroups
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+map_state() { bpftool map dump pinned "$MAP" 2>&1 | sort; }
+
+# check NAME EXIT MESSAGE COMMAND...
+check() {
+	name=$1 want_rc=$2 want_msg=$3
+	shift 3
+	before=$(map_state)
+	msg=$("$@" 2>&1 >/dev/null | head -n 1)
+	rc=$("$@" >/dev/null 2>&1; echo $?)
+	after=$(map_state)
+	if [ "$rc" != "$want_rc" ]; then
+		fail "$name" "exit $rc, want $want_rc ($msg)"
+	elif [ "$msg" != "$want_msg" ]; then
+		fail "$name" "said '$msg', want '$want_msg'"
+	elif [ "$before" != "$after" ]; then
+		fail "$name" "the map changed"
+	else
+		pass "$name"
+	fi
+}
+
+check "bad/set_before_attach" 1 "tslackctl: tslack is not attached: run 'tslackctl attach' first" \
+	tslackctl set . 1ms
+tslackctl detach
+tslackctl attach || { fail bad/attach "tslackctl attach failed"; exit 1; }
+mkdir -p "$CG/s/c"
+tslackctl set s 30ms
+touch /tmp/file
+
+dur="want a whole number of ns, or one with ns, us, ms or s"
+# NAME|EXIT|MESSAGE|ARGUMENTS (split on spaces)
+while IFS='|' read -r name rc msg args; do
+	[ -n "$name" ] || continue
+	# shellcheck disable=SC2086 # the arguments are meant to split
+	check "bad/$name" "$rc" "$msg" tslackctl $args
+done <<TABLE
+no_command|2|tslackctl: missing COMMAND|
+unknown_command|2|tslackctl: unknown command 'frobnicate'|frobnicate
+no_such_path|1|tslackctl: nope: no such cgroup|set nope 1ms
+no_such_abs_path|1|tslackctl: /sys/fs/cgroup/nope: no such cgroup|set /sys/fs/cgroup/nope 1ms
+outside_cgroup2|1|tslackctl: /tmp: not in the cgroup2 hierarchy (/sys/fs/cgroup)|set /tmp 1ms
+dotdot_outside|1|tslackctl: ../../tmp: not in the cgroup2 hierarchy (/sys/fs/cgroup)|set ../../tmp 1ms
+bpffs|1|tslackctl: /sys/fs/bpf: not in the cgroup2 hierarchy (/sys/fs/cgroup)|set /sys/fs/bpf 1ms
+regular_file|1|tslackctl: s/cgroup.procs: not a cgroup (a cgroup is a directory)|set s/cgroup.procs 1ms
+file_outside|1|tslackctl: /tmp/file: not in the cgroup2 hierarchy (/sys/fs/cgroup)|set /tmp/file 1ms
+missing_cgroup|2|tslackctl: missing CGROUP|set
+unknown_option|2|tslackctl: unknown option '--bogus'|set --bogus 1ms
+missing_slack|2|tslackctl: missing SLACK|set s
+extra_argument|2|tslackctl: too many arguments|set s 1ms 2ms
+negative|2|tslackctl: '-5' is not a duration: $dur|set s -5
+plus_sign|2|tslackctl: '+5' is not a duration: $dur|set s +5
+garbage|2|tslackctl: 'abc' is not a duration: $dur|set s abc
+unit_only|2|tslackctl: 'ms' is not a duration: $dur|set s ms
+unknown_unit|2|tslackctl: '10xs': unknown unit 'xs' (use ns, us, ms or s)|set s 10xs
+minutes|2|tslackctl: '5m': unknown unit 'm' (use ns, us, ms or s)|set s 5m
+upper_case_unit|2|tslackctl: '5MS': unknown unit 'MS' (use ns, us, ms or s)|set s 5MS
+hex|2|tslackctl: '0x10': unknown unit 'x10' (use ns, us, ms or s)|set s 0x10
+fraction|2|tslackctl: '1.5ms': unknown unit '.5ms' (use ns, us, ms or s)|set s 1.5ms
+overflow_u64|2|tslackctl: '18446744073709551616' is too large: the maximum is 18446744073709551615 ns|set s 18446744073709551616
+overflow_unit|2|tslackctl: '18446744074s' is too large: the maximum is 18446744073709551615 ns|set s 18446744074s
+no_such_id|1|tslackctl: no cgroup has id 999999|set --id 999999 1ms
+id_not_number|2|tslackctl: 'x1' is not a cgroup id: want a positive decimal number|set --id x1 1ms
+id_zero|2|tslackctl: '0' is not a cgroup id: want a positive decimal number|set --id 0 1ms
+id_negative|2|tslackctl: '-3' is not a cgroup id: want a positive decimal number|set --id -3 1ms
+id_missing|2|tslackctl: --id needs a cgroup id|set --id
+get_no_such_path|1|tslackctl: nope: no such cgroup|get nope
+get_no_such_id|1|tslackctl: no cgroup has id 999999|get --id 999999
+get_extra|2|tslackctl: too many arguments|get s s
+get_no_such_pid|1|tslackctl: process 999999: no such process|get --pid 999999
+get_bad_pid|2|tslackctl: 'abc' is not a process id|get --pid abc
+get_json_pid|2|tslackctl: usage: tslackctl get --pid PID|get --json --pid 1
+attach_twice|1|tslackctl: already attached (/sys/fs/bpf/tslack exists); 'tslackctl detach' first|attach
+attach_max_zero|2|tslackctl: --max-cgroups: '0' is not a number from 1 to 16777216|attach --max-cgroups 0
+attach_max_garbage|2|tslackctl: --max-cgroups: 'abc' is not a number from 1 to 16777216|attach --max-cgroups abc
+attach_extra|2|tslackctl: usage: tslackctl attach [--max-cgroups N]|attach now
+detach_extra|2|tslackctl: usage: tslackctl detach|detach now
+status_extra|2|tslackctl: usage: tslackctl status|status now
+list_extra|2|tslackctl: usage: tslackctl list|list now
+TABLE
+
+# Without privilege: nobody, and root without CAP_BPF and CAP_SYS_ADMIN.
+denied="tslackctl: permission denied (needs root: CAP_BPF and CAP_SYS_ADMIN)"
+for who in "as-user 65534" "without-caps"; do
+	tag=${who%% *}
+	# shellcheck disable=SC2086
+	check "priv/$tag/set" 1 "$denied" tslack-probe $who tslackctl set s 1ms
+	# shellcheck disable=SC2086
+	check "priv/$tag/detach" 1 "$denied" tslack-probe $who tslackctl detach
+	# shellcheck disable=SC2086
+	check "priv/$tag/attach" 1 "$denied" tslack-probe $who tslackctl attach
+done
+check "priv/nobody_get" 1 "tslackctl: $MAP: permission denied (needs root: CAP_BPF and CAP_SYS_ADMIN)" \
+	tslack-probe as-user 65534 tslackctl get s
+check "priv/nobody_map_update" 255 "Error: bpf obj get ($MAP): Permission denied" \
+	tslack-probe as-user 65534 bpftool map update pinned "$MAP" key 1 0 0 0 0 0 0 0 value 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+out=$(tslack-probe as-user 65534 tslackctl status 2>&1)
+[ "$out" = "attached: yes (/sys/fs/bpf/tslack)" ] && pass priv/nobody_status ||
+	fail priv/nobody_status "$out"
+[ "$(tslackctl status | head -n 1)" = "attached: yes (/sys/fs/bpf/tslack)" ] &&
+	pass priv/still_attached || fail priv/still_attached "$(tslackctl status)"
+
+tslackctl detach
+rmdir "$CG/s/c" "$CG/s"
+exit 0

@@ -1,0 +1,89 @@
+#!/bin/sh
+# make stress, inside the debug kernel: 64 tasks sleep through every
+# converted syscall across a tree of cgroups while one process creates and
+# removes cgroups and moves tasks, one sets and clears slack as fast as it
+# can and one attaches and detaches the policy. Then the map must match
+# the cgroup tree and every task's slack what the map says. Splats are
+# caught by vmtest/run from the guest's dmesg.
+CG=/sys/fs/cgroup
+DUR=${1:-30}
+LEAVES="a/1 a/2 b/1 b/2 c"
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+pick() { set -- $LEAVES; shift $((RANDOM % $#)); echo "$1"; }
+now() { cut -d. -f1 /proc/uptime; }
+
+tslackctl attach || { fail stress/attach "tslackctl attach failed"; exit 1; }
+for l in $LEAVES; do mkdir -p "$CG/st/$l"; done
+
+pids=
+for i in $(seq 1 64); do
+	leaf=$(pick)
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec tslack-probe churn "$2"' sh \
+		"$CG/st/$leaf" "$DUR" &
+	pids="$pids $!"
+done
+end=$(($(now) + DUR))
+
+(	# cgroups come and go below the leaves; sleepers move around
+	while [ "$(now)" -lt "$end" ]; do
+		d=$CG/st/$(pick)/tmp$((RANDOM % 4))
+		mkdir "$d" 2>/dev/null || rmdir "$d" 2>/dev/null
+		set -- $pids
+		shift $((RANDOM % $#))
+		echo "$1" > "$CG/st/$(pick)/cgroup.procs" 2>/dev/null
+	done
+) &
+mover=$!
+(	# slack set and cleared as fast as possible, on leaves and inner nodes
+	while [ "$(now)" -lt "$end" ]; do
+		case $((RANDOM % 3)) in
+		0) cg=st ;;
+		1) cg=st/$(pick) ;;
+		2) cg=st/$(pick | cut -d/ -f1) ;;
+		esac
+		tslackctl set "$cg" "$((RANDOM % 4 * 5))ms" 2>/dev/null
+	done
+) &
+setter=$!
+(	# the policy attached and detached
+	while [ "$(now)" -lt "$end" ]; do
+		tslackctl detach
+		tslackctl attach 2>/dev/null
+		sleep 0.3
+	done
+) &
+attacher=$!
+
+bad=0
+for p in $pids; do
+	wait "$p" || bad=$((bad + 1))
+done
+wait "$mover" "$setter" "$attacher"
+[ "$bad" -eq 0 ] && pass stress/sleepers || fail stress/sleepers "$bad of 64 sleepers failed"
+
+# What the race left must already be consistent.
+if tslackctl status | grep -q 'attached: yes'; then
+	out=$(tslackctl check 2>&1) && pass stress/map_after_race ||
+		fail stress/map_after_race "$out"
+else
+	tslackctl attach
+fi
+# Settle: one more set of every node, as a session manager would.
+tslackctl set st 5ms && tslackctl set st/a 10ms
+out=$(tslackctl check 2>&1) && pass stress/map_matches_tree ||
+	fail stress/map_matches_tree "$out"
+
+# Every task's effective slack, as the kernel reports it, matches the map.
+wrong=
+for leaf in $LEAVES; do
+	want=$(tslackctl get "st/$leaf" | awk '/^effective/ { print ($2 > 50000) ? $2 : 50000 }')
+	got=$(sh -c 'echo $$ > "$1/cgroup.procs" && exec tslack-probe effective' sh "$CG/st/$leaf")
+	[ "$got" = "$want" ] || wrong="$wrong $leaf:$got!=$want"
+done
+[ -z "$wrong" ] && pass stress/task_slack_matches_map || fail stress/task_slack_matches_map "$wrong"
+
+tslackctl detach
+find "$CG/st" -depth -type d -exec rmdir {} \; 2>/dev/null
+[ ! -e "$CG/st" ] && pass stress/cleanup || fail stress/cleanup "cgroups left"
