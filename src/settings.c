@@ -14,13 +14,17 @@
 #include "policy.h"
 #include "settings.h"
 
+struct planned {
+	__u64 key;
+	struct tslack_cgroup val;
+	char *path;
+};
+
 /* The entries a "set" writes, computed before anything is written. */
 struct plan {
 	int map_fd;
 	uint64_t min_ns, top_parent_eff;
-	__u64 *keys;
-	struct tslack_cgroup *vals;
-	char **paths;
+	struct planned *items;
 	size_t n, cap;
 	__u64 *dels;
 	size_t ndel, delcap;
@@ -52,7 +56,6 @@ static int plan_one(struct cgroup *cg, const struct cgroup *parent, void *data)
 	struct plan *pl = data;
 	struct tslack_cgroup old, val;
 	__u64 key = cg->id;
-	size_t cap;
 	bool had;
 
 	had = !bpf_map_lookup_elem(pl->map_fd, &key, &old);
@@ -73,16 +76,13 @@ static int plan_one(struct cgroup *cg, const struct cgroup *parent, void *data)
 	}
 	if (had && !memcmp(&old, &val, sizeof(val)))
 		return 0;
-	cap = pl->cap;
-	if (!grow((void **)&pl->keys, &cap, pl->n, sizeof(*pl->keys)) ||
-	    !grow((void **)&pl->vals, &pl->cap, pl->n, sizeof(*pl->vals)) ||
-	    !grow((void **)&pl->paths, &cap, pl->n, sizeof(*pl->paths)))
+	if (!grow((void **)&pl->items, &pl->cap, pl->n, sizeof(*pl->items)))
 		return -1;
-	pl->paths[pl->n] = strdup(cg->path);
-	if (!pl->paths[pl->n])
+	pl->items[pl->n].path = strdup(cg->path);
+	if (!pl->items[pl->n].path)
 		return -1;
-	pl->keys[pl->n] = key;
-	pl->vals[pl->n++] = val;
+	pl->items[pl->n].key = key;
+	pl->items[pl->n++].val = val;
 	pl->missing += !had;
 	return 0;
 }
@@ -92,10 +92,8 @@ static void plan_free(struct plan *pl)
 	size_t i;
 
 	for (i = 0; i < pl->n; i++)
-		free(pl->paths[i]);
-	free(pl->paths);
-	free(pl->keys);
-	free(pl->vals);
+		free(pl->items[i].path);
+	free(pl->items);
 	free(pl->dels);
 }
 
@@ -139,13 +137,36 @@ static int lock_map(void)
 	return fd;
 }
 
-static int apply(struct plan *pl, const struct cgroup *cg)
+/* Write @pl's entries in one batch. */
+static int write_batch(struct plan *pl)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts, .elem_flags = BPF_ANY);
+	struct tslack_cgroup *vals = calloc(pl->n, sizeof(*vals));
+	__u64 *keys = calloc(pl->n, sizeof(*keys));
+	__u32 count = pl->n;
+	int err = -ENOMEM;
+	size_t i;
+
+	if (keys && vals) {
+		for (i = 0; i < pl->n; i++) {
+			keys[i] = pl->items[i].key;
+			vals[i] = pl->items[i].val;
+		}
+		/* One system call: a kill cannot stop it half way. */
+		err = bpf_map_update_batch(pl->map_fd, keys, vals, &count, &opts);
+	}
+	free(keys);
+	free(vals);
+	return err;
+}
+
+static int apply(struct plan *pl, const struct cgroup *cg)
+{
 	struct bpf_map_info info = {};
-	__u32 info_len = sizeof(info), count = pl->n;
+	__u32 info_len = sizeof(info);
 	long used;
 	size_t i;
+	int err;
 
 	used = settings_count(pl->map_fd);
 	if (used < 0 || bpf_map_get_info_by_fd(pl->map_fd, &info, &info_len)) {
@@ -159,9 +180,9 @@ static int apply(struct plan *pl, const struct cgroup *cg)
 			info.max_entries);
 		return -1;
 	}
-	/* One system call: a kill cannot stop it half way. */
-	if (pl->n && bpf_map_update_batch(pl->map_fd, pl->keys, pl->vals, &count, &opts)) {
-		fprintf(stderr, "tslackctl: updating the map: %s\n", strerror(errno));
+	err = pl->n ? write_batch(pl) : 0;
+	if (err) {
+		fprintf(stderr, "tslackctl: updating the map: %s\n", strerror(-err));
 		return -1;
 	}
 	/* Entries of 0 and 0 mean what no entry means: drop them after. */
@@ -169,8 +190,8 @@ static int apply(struct plan *pl, const struct cgroup *cg)
 		bpf_map_delete_elem(pl->map_fd, &pl->dels[i]);
 	/* A cgroup removed meanwhile may have had its rmdir hook run first. */
 	for (i = 0; i < pl->n; i++)
-		if (!cgroup_exists(pl->paths[i], pl->keys[i]))
-			bpf_map_delete_elem(pl->map_fd, &pl->keys[i]);
+		if (!cgroup_exists(pl->items[i].path, pl->items[i].key))
+			bpf_map_delete_elem(pl->map_fd, &pl->items[i].key);
 	return 0;
 }
 

@@ -48,7 +48,7 @@ unknown_command|2|tslackctl: unknown command 'frobnicate'|frobnicate
 no_such_path|1|tslackctl: nope: no such cgroup|set nope 1ms
 no_such_abs_path|1|tslackctl: /sys/fs/cgroup/nope: no such cgroup|set /sys/fs/cgroup/nope 1ms
 outside_cgroup2|1|tslackctl: /tmp: not in the cgroup2 hierarchy (/sys/fs/cgroup)|set /tmp 1ms
-dotdot_outside|1|tslackctl: ../../tmp: not in the cgroup2 hierarchy (/sys/fs/cgroup)|set ../../tmp 1ms
+dotdot_outside|1|tslackctl: ../../../tmp: not in the cgroup2 hierarchy (/sys/fs/cgroup)|set ../../../tmp 1ms
 bpffs|1|tslackctl: /sys/fs/bpf: not in the cgroup2 hierarchy (/sys/fs/cgroup)|set /sys/fs/bpf 1ms
 regular_file|1|tslackctl: s/cgroup.procs: not a cgroup (a cgroup is a directory)|set s/cgroup.procs 1ms
 file_outside|1|tslackctl: /tmp/file: not in the cgroup2 hierarchy (/sys/fs/cgroup)|set /tmp/file 1ms
@@ -100,7 +100,7 @@ for who in "as-user 65534" "without-caps"; do
 done
 check "priv/nobody_get" 1 "tslackctl: $MAP: permission denied (needs root: CAP_BPF and CAP_SYS_ADMIN)" \
 	tslack-probe as-user 65534 tslackctl get s
-check "priv/nobody_map_update" 255 "Error: bpf obj get ($MAP): Permission denied" \
+check "priv/nobody_map_update" 255 "Error: bpf obj get (/sys/fs/bpf/tslack): Permission denied" \
 	tslack-probe as-user 65534 bpftool map update pinned "$MAP" key 1 0 0 0 0 0 0 0 value 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
 out=$(tslack-probe as-user 65534 tslackctl status 2>&1)
 [ "$out" = "attached: yes (/sys/fs/bpf/tslack)" ] && pass priv/nobody_status ||
