@@ -102,6 +102,10 @@ $(VMROOT)/usr/local/bin/tslack-run-bench: bench/run-bench.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
+$(VMROOT)/usr/local/lib/tslack/harness.sh: tests/lib/harness.sh
+	@mkdir -p $(@D)
+	install -m 0644 $< $@
+
 $(VMROOT)/usr/local/bin/tslack-stress: tests/stress/tslack-stress.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
@@ -122,7 +126,8 @@ vmroot: $(addprefix $(TESTDIR)/,$(KERNEL_TESTS) $(POLICY_TESTS)) \
 	$(VMROOT)/usr/local/sbin/tslackctl $(VMROOT)/usr/local/bin/tslack-probe \
 	$(VMROOT)/usr/local/bin/tslack-run-tests $(VMROOT)/usr/local/bin/bpftool \
 	$(VMROOT)/usr/local/bin/tslack-demo $(VMROOT)/usr/local/bin/tslack-bench \
-	$(VMROOT)/usr/local/bin/tslack-run-bench $(VMROOT)/usr/local/bin/tslack-stress
+	$(VMROOT)/usr/local/bin/tslack-run-bench $(VMROOT)/usr/local/bin/tslack-stress \
+	$(VMROOT)/usr/local/lib/tslack/harness.sh
 
 # Host-side checks first; their PASS/FAIL lines count in the summary.
 test: tools

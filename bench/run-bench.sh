@@ -1,18 +1,12 @@
 #!/bin/sh
 # make bench, inside the VM: one "RESULT name value..." line per figure,
 # which bench/run turns into the table. Repeats interleave the configs.
-CG=/sys/fs/cgroup
 R=${1:-3}
 CALLS=${2:-20000}
 SECONDS_PER_RUN=${3:-5}
 
+. /usr/local/lib/tslack/harness.sh
 res() { echo "RESULT $*"; }
-# in_cg CGROUP COMMAND...: run COMMAND in CGROUP.
-in_cg() {
-	cg=$1
-	shift
-	sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG/$cg" "$@"
-}
 sleepers() { in_cg wk tslack-bench sleepers 16 "$SECONDS_PER_RUN" 10 "$@"; }
 
 res boot_to_bench_s "$(cut -d' ' -f1 /proc/uptime)"

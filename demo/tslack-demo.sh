@@ -1,13 +1,13 @@
 #!/bin/sh
 # What tslack does, in one run inside the VM (make demo).
 set -e
-CG=/sys/fs/cgroup
+. /usr/local/lib/tslack/harness.sh
 # Timer interrupts so far: the LOC line of /proc/interrupts, all CPUs.
 loc() { awk '/LOC:/ { n = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i; print n }' /proc/interrupts; }
 # Run a sleeper in cgroup "session" for 2 s; print its wakeups and lateness.
 sleeper() {
 	before=$(loc)
-	sh -c 'echo $$ > "$1/session/cgroup.procs" && exec tslack-probe rate 2 1' sh "$CG"
+	in_cg session tslack-probe rate 2 1
 	echo "    timer interrupts: $(( ($(loc) - before) / 2 ))/s"
 }
 say() { printf '\n$ %s\n' "$*"; "$@"; }

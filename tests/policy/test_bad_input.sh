@@ -2,33 +2,9 @@
 # Bad input to tslackctl, table-driven: each gets its exact message (the
 # first line on stderr) and exit status, and leaves the map as it was.
 # Then the callers without privilege.
-CG=/sys/fs/cgroup
-MAP=/sys/fs/bpf/tslack/cgroups
+. /usr/local/lib/tslack/harness.sh
 
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-map_state() { bpftool map dump pinned "$MAP" 2>&1 | sort; }
-
-# check NAME EXIT MESSAGE COMMAND...
-check() {
-	name=$1 want_rc=$2 want_msg=$3
-	shift 3
-	before=$(map_state)
-	msg=$("$@" 2>&1 >/dev/null | head -n 1)
-	rc=$("$@" >/dev/null 2>&1; echo $?)
-	after=$(map_state)
-	if [ "$rc" != "$want_rc" ]; then
-		fail "$name" "exit $rc, want $want_rc ($msg)"
-	elif [ "$msg" != "$want_msg" ]; then
-		fail "$name" "said '$msg', want '$want_msg'"
-	elif [ "$before" != "$after" ]; then
-		fail "$name" "the map changed"
-	else
-		pass "$name"
-	fi
-}
-
-check "bad/set_before_attach" 1 "tslackctl: tslack is not attached: run 'tslackctl attach' first" \
+expect_error "bad/set_before_attach" 1 "tslackctl: tslack is not attached: run 'tslackctl attach' first" \
 	tslackctl set . 1ms
 tslackctl detach
 tslackctl attach || { fail bad/attach "tslackctl attach failed"; exit 1; }
@@ -41,7 +17,7 @@ dur="want a whole number of ns, or one with ns, us, ms or s"
 while IFS='|' read -r name rc msg args; do
 	[ -n "$name" ] || continue
 	# shellcheck disable=SC2086 # the arguments are meant to split
-	check "bad/$name" "$rc" "$msg" tslackctl $args
+	expect_error "bad/$name" "$rc" "$msg" tslackctl $args
 done <<TABLE
 no_command|2|tslackctl: missing COMMAND|
 unknown_command|2|tslackctl: unknown command 'frobnicate'|frobnicate
@@ -92,15 +68,15 @@ denied="tslackctl: permission denied (needs root: CAP_BPF and CAP_SYS_ADMIN)"
 for who in "as-user 65534" "without-caps"; do
 	tag=${who%% *}
 	# shellcheck disable=SC2086
-	check "priv/$tag/set" 1 "$denied" tslack-probe $who tslackctl set s 1ms
+	expect_error "priv/$tag/set" 1 "$denied" tslack-probe $who tslackctl set s 1ms
 	# shellcheck disable=SC2086
-	check "priv/$tag/detach" 1 "$denied" tslack-probe $who tslackctl detach
+	expect_error "priv/$tag/detach" 1 "$denied" tslack-probe $who tslackctl detach
 	# shellcheck disable=SC2086
-	check "priv/$tag/attach" 1 "$denied" tslack-probe $who tslackctl attach
+	expect_error "priv/$tag/attach" 1 "$denied" tslack-probe $who tslackctl attach
 done
-check "priv/nobody_get" 1 "tslackctl: $MAP: permission denied (needs root: CAP_BPF and CAP_SYS_ADMIN)" \
+expect_error "priv/nobody_get" 1 "tslackctl: $MAP: permission denied (needs root: CAP_BPF and CAP_SYS_ADMIN)" \
 	tslack-probe as-user 65534 tslackctl get s
-check "priv/nobody_map_update" 255 "Error: bpf obj get (/sys/fs/bpf/tslack): Permission denied" \
+expect_error "priv/nobody_map_update" 255 "Error: bpf obj get (/sys/fs/bpf/tslack): Permission denied" \
 	tslack-probe as-user 65534 bpftool map update pinned "$MAP" key 1 0 0 0 0 0 0 0 value 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
 out=$(tslack-probe as-user 65534 tslackctl status 2>&1)
 [ "$out" = "attached: yes (/sys/fs/bpf/tslack)" ] && pass priv/nobody_status ||

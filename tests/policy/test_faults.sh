@@ -2,11 +2,8 @@
 # tslackctl killed with SIGKILL at random points of "set" and "attach":
 # what stays is the old state or the new one, never half of it, and
 # "tslackctl detach && tslackctl attach" always recovers.
-CG=/sys/fs/cgroup
 ROUNDS=${1:-40}
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
+. /usr/local/lib/tslack/harness.sh
 # kill_after USECS COMMAND...: start COMMAND, SIGKILL it after USECS.
 kill_after() {
 	us=$1

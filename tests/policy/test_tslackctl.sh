@@ -2,51 +2,16 @@
 # tslackctl and the cgroup policy, inside the VM: the 2011 series'
 # documentation example, live updates, migration, cleanup, updates by id,
 # bad input, and oversleep under the policy on every sleep path.
-CG=/sys/fs/cgroup
-MAP=/sys/fs/bpf/tslack/cgroups
-MS=1000000
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-# eq NAME WANT GOT
-eq() {
-	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got '$3', want '$2'"; fi
-}
-# Effective slack that the kernel reports to a task in cgroup $1.
-slack_in() {
-	sh -c 'echo $$ > "$1/cgroup.procs" && exec tslack-probe effective' sh "$CG/$1"
-}
+. /usr/local/lib/tslack/harness.sh
 get() { tslackctl get "$@" | tr '\n' ' '; }
-# Everything in the map, for checking that a command changed nothing.
-map_state() { bpftool map dump pinned "$MAP" 2>&1 | sort; }
 
-# expect_error NAME EXIT MESSAGE COMMAND...: fails with EXIT, says
-# MESSAGE on stderr, and leaves the map as it was.
-expect_error() {
-	name=$1 want_rc=$2 want_msg=$3
-	shift 3
-	before=$(map_state)
-	msg=$("$@" 2>&1 >/dev/null)
-	rc=$?
-	after=$(map_state)
-	if [ "$rc" != "$want_rc" ]; then
-		fail "$name" "exit $rc, want $want_rc ($msg)"
-	elif ! echo "$msg" | grep -qF -- "$want_msg"; then
-		fail "$name" "message '$msg' does not say '$want_msg'"
-	elif [ "$before" != "$after" ]; then
-		fail "$name" "the map changed"
-	else
-		pass "$name"
-	fi
-}
-
+expect_error "bad/set_before_attach" 1 "tslackctl: tslack is not attached: run 'tslackctl attach' first" \
+	tslackctl set . 1ms
 eq "cli/help" 0 "$(tslackctl --help >/dev/null; echo $?)"
-eq "cli/unknown_command" 2 "$(tslackctl frobnicate 2>/dev/null; echo $?)"
 eq "cli/status_detached" "attached: no" "$(tslackctl status)"
 
 tslackctl attach || { fail attach "tslackctl attach failed"; exit 1; }
 eq "cli/status_attached" "cgroups with a setting: 0 of 16384" "$(tslackctl status | tail -n 1)"
-expect_error "bad/attach_twice" 1 "already attached" tslackctl attach
 
 # The example of Documentation/cgroups/timer_slack.txt (2011), on the root.
 eq "seed/root_default" "min_slack_ns 0 effective_slack_ns 0 " "$(get /sys/fs/cgroup)"
@@ -79,15 +44,24 @@ eq "get/json" '{"path": "/s/d1", "id": '"$(stat -c %i $CG/s/d1)"', "min_slack_ns
 mkdir "$CG/t1" "$CG/t2"
 tslackctl set t1 5ms
 tslackctl set t2 7ms
-sh -c 'echo $$ > "$1/cgroup.procs" && exec tslack-probe watch 30 50' sh "$CG/t1" >/tmp/watch &
+in_cg_bg t1 tslack-probe watch 400 25 >/tmp/watch
 watcher=$!
-sleep 0.4
+# Wait (up to 4 s) until the watcher has reported slack $1.
+seen() {
+	for _ in $(seq 1 200); do
+		grep -qx "$1" /tmp/watch && return 0
+		usleep 20000
+	done
+	return 1
+}
+seen 5000000
 tslackctl set t1 6ms
-sleep 0.4
+seen 6000000
 echo "$watcher" > "$CG/t2/cgroup.procs"
 eq "live/get_pid" "cgroup /t2 timerslack_ns 50000 effective_slack_ns 7000000 " \
 	"$(tslackctl get --pid "$watcher" | tail -n 3 | tr '\n' ' ')"
-wait "$watcher"
+seen 7000000
+{ kill "$watcher" && wait "$watcher"; } 2>/dev/null
 eq "live/sequence" "5000000 6000000 7000000" "$(uniq /tmp/watch | tr '\n' ' ' | sed 's/ $//')"
 
 # Scripts update a cgroup by id; the subtree follows at once.
@@ -111,7 +85,7 @@ eq "list/rows" "/s /s/d1 /t1 /t2" "$(tslackctl list | awk 'NR > 1 { print $1 }' 
 eq "dump/named_fields" 1 "$(bpftool map dump pinned "$MAP" | grep -c '"min_slack_ns": 30000000')"
 
 # Every sleep path oversleeps by the cgroup's slack.
-sh -c 'echo $$ > "$1/cgroup.procs" && exec tslack-probe sleeps cgroup 30000000' sh "$CG/s"
+in_cg s tslack-probe sleeps cgroup 30000000
 
 # Edges: 0, 1 and U64_MAX (= ULONG_MAX here); maxima do not overflow;
 # the effective-slack prctl clamps like PR_GET_TIMERSLACK.
@@ -133,7 +107,8 @@ eq "check/consistent" "0 " "$? $out"
 tslackctl detach
 tslackctl attach --max-cgroups 4
 mkdir -p "$CG/f/1" "$CG/f/2" "$CG/f/3" "$CG/f/4"
-expect_error "bad/map_full" 1 "the map is full" tslackctl set f 1ms
+expect_error "bad/map_full" 1 "tslackctl: the map is full: /f needs 5 new entries, 4 of 4 are free; nothing changed" \
+	tslackctl set f 1ms
 eq "bad/map_full_nothing_set" "min_slack_ns 0 effective_slack_ns 0 " "$(get f/1)"
 
 # Detach restores stock behaviour.

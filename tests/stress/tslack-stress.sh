@@ -5,12 +5,10 @@
 # can and one attaches and detaches the policy. Then the map must match
 # the cgroup tree and every task's slack what the map says. Splats are
 # caught by vmtest/run from the guest's dmesg.
-CG=/sys/fs/cgroup
 DUR=${1:-30}
 LEAVES="a/1 a/2 b/1 b/2 c"
 
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
+. /usr/local/lib/tslack/harness.sh
 pick() { set -- $LEAVES; shift $((RANDOM % $#)); echo "$1"; }
 now() { cut -d. -f1 /proc/uptime; }
 
@@ -20,8 +18,7 @@ for l in $LEAVES; do mkdir -p "$CG/st/$l"; done
 pids=
 for i in $(seq 1 64); do
 	leaf=$(pick)
-	sh -c 'echo $$ > "$1/cgroup.procs" && exec tslack-probe churn "$2"' sh \
-		"$CG/st/$leaf" "$DUR" &
+	in_cg_bg "st/$leaf" tslack-probe churn "$DUR"
 	pids="$pids $!"
 done
 end=$(($(now) + DUR))
@@ -79,7 +76,7 @@ out=$(tslackctl check 2>&1) && pass stress/map_matches_tree ||
 wrong=
 for leaf in $LEAVES; do
 	want=$(tslackctl get "st/$leaf" | awk '/^effective/ { print ($2 > 50000) ? $2 : 50000 }')
-	got=$(sh -c 'echo $$ > "$1/cgroup.procs" && exec tslack-probe effective' sh "$CG/st/$leaf")
+	got=$(slack_in "st/$leaf")
 	[ "$got" = "$want" ] || wrong="$wrong $leaf:$got!=$want"
 done
 [ -z "$wrong" ] && pass stress/task_slack_matches_map || fail stress/task_slack_matches_map "$wrong"

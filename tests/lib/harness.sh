@@ -1,0 +1,53 @@
+# Shell helpers for the tests, stress and bench scripts in the VM; sourced.
+# shellcheck shell=sh
+CG=/sys/fs/cgroup
+MAP=/sys/fs/bpf/tslack/cgroups
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+
+# eq NAME WANT GOT
+eq() {
+	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got '$3', want '$2'"; fi
+}
+
+# in_cg CGROUP COMMAND...: run COMMAND in CGROUP (relative to $CG).
+in_cg() {
+	_cg=$1
+	shift
+	sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG/$_cg" "$@"
+}
+
+# in_cg_bg CGROUP COMMAND...: the same in the background; $! is COMMAND's
+# pid (not a subshell's, as with "in_cg ... &"), so it can be moved.
+in_cg_bg() {
+	_cg=$1
+	shift
+	sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG/$_cg" "$@" &
+}
+
+# The effective slack the kernel reports to a task in CGROUP.
+slack_in() { in_cg "$1" tslack-probe effective; }
+
+# Everything in the map, for checking that a command changed nothing.
+map_state() { bpftool map dump pinned "$MAP" 2>&1 | sort; }
+
+# expect_error NAME EXIT MESSAGE COMMAND...: COMMAND exits with EXIT, its
+# first line on stderr is MESSAGE, and the map is as it was.
+expect_error() {
+	_name=$1 _rc=$2 _msg=$3
+	shift 3
+	_before=$(map_state)
+	_got=$("$@" 2>&1 >/dev/null | head -n 1)
+	_got_rc=$("$@" >/dev/null 2>&1; echo $?)
+	_after=$(map_state)
+	if [ "$_got_rc" != "$_rc" ]; then
+		fail "$_name" "exit $_got_rc, want $_rc ($_got)"
+	elif [ "$_got" != "$_msg" ]; then
+		fail "$_name" "said '$_got', want '$_msg'"
+	elif [ "$_before" != "$_after" ]; then
+		fail "$_name" "the map changed"
+	else
+		pass "$_name"
+	fi
+}
