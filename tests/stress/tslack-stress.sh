@@ -24,17 +24,22 @@ done
 end=$(($(now) + DUR))
 
 (	# cgroups come and go below the leaves; sleepers move around
+	n=0
 	while [ "$(now)" -lt "$end" ]; do
+		n=$((n + 1))
 		d=$CG/st/$(pick)/tmp$((RANDOM % 4))
 		mkdir "$d" 2>/dev/null || rmdir "$d" 2>/dev/null
 		set -- $pids
 		shift $((RANDOM % $#))
 		echo "$1" > "$CG/st/$(pick)/cgroup.procs" 2>/dev/null
 	done
+	echo "# $n cgroup creations or removals and task moves"
 ) &
 mover=$!
 (	# slack set and cleared as fast as possible, on leaves and inner nodes
+	n=0
 	while [ "$(now)" -lt "$end" ]; do
+		n=$((n + 1))
 		case $((RANDOM % 3)) in
 		0) cg=st ;;
 		1) cg=st/$(pick) ;;
@@ -42,14 +47,18 @@ mover=$!
 		esac
 		tslackctl set "$cg" "$((RANDOM % 4 * 5))ms" 2>/dev/null
 	done
+	echo "# $n slack settings"
 ) &
 setter=$!
 (	# the policy attached and detached
+	n=0
 	while [ "$(now)" -lt "$end" ]; do
+		n=$((n + 1))
 		tslackctl detach
 		tslackctl attach 2>/dev/null
 		sleep 0.3
 	done
+	echo "# $n detach and attach cycles"
 ) &
 attacher=$!
 
