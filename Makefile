@@ -94,9 +94,9 @@ $(TESTDIR)/%: tests/policy/%.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
-$(VMROOT)/usr/local/bin/tslack-bench: bench/tslack-bench.c
+$(VMROOT)/usr/local/bin/tslack-bench: bench/tslack-bench.c $(BUILD)/skel/const_slack.skel.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
 $(VMROOT)/usr/local/bin/tslack-run-bench: bench/run-bench.sh
 	@mkdir -p $(@D)

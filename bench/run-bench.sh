@@ -22,6 +22,7 @@ done
 
 for r in $(seq 1 "$R"); do
 	res poll_detached "$(in_cg "$depth1" tslack-bench poll-cost "$CALLS")"
+	res poll_constant "$(in_cg "$depth1" tslack-bench poll-cost-constant "$CALLS")"
 	tslackctl attach && tslackctl set l1 50ms || exit 1
 	for d in 1 4 16; do
 		eval "p=\$depth$d"

@@ -5,6 +5,9 @@
  *   tslack-bench poll-cost CALLS
  *	ns per poll() on a pipe that has data, with a 1 s timeout: the call
  *	computes the timer slack and never sleeps. The median of 7 runs.
+ *   tslack-bench poll-cost-constant CALLS
+ *	The same with the test-only constant policy attached (no map
+ *	lookup): the cost of calling a policy at all.
  *   tslack-bench sleepers NPROC SECONDS PERIOD_MS [PROC_SLACK_NS]
  *	NPROC processes sleep PERIOD_MS (+-20% jitter) in a loop; prints
  *	process wakeups and timer interrupts (LOC) per second. With
@@ -20,6 +23,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "const_slack.skel.h"
 
 static double now_s(void)
 {
@@ -60,6 +65,23 @@ static int poll_cost(long calls)
 	qsort(runs, 7, sizeof(runs[0]), cmp_double);
 	printf("%.1f\n", runs[3]);
 	return 0;
+}
+
+static int poll_cost_constant(long calls)
+{
+	struct const_slack_bpf *skel = const_slack_bpf__open_and_load();
+	struct bpf_link *link = skel ? bpf_map__attach_struct_ops(skel->maps.const_slack) : NULL;
+	int ret;
+
+	if (!link) {
+		perror("attaching the constant policy");
+		const_slack_bpf__destroy(skel);
+		return 1;
+	}
+	ret = poll_cost(calls);
+	bpf_link__destroy(link);
+	const_slack_bpf__destroy(skel);
+	return ret;
 }
 
 /* Timer interrupts so far: the LOC line of /proc/interrupts, all CPUs. */
@@ -160,10 +182,13 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "poll-cost"))
 		return poll_cost(atol(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "poll-cost-constant"))
+		return poll_cost_constant(atol(argv[2]));
 	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "sleepers"))
 		return sleepers(atoi(argv[2]), atof(argv[3]), atol(argv[4]),
 				argc == 6 ? argv[5] : NULL);
 	fputs("Usage: tslack-bench poll-cost CALLS\n"
+	      "       tslack-bench poll-cost-constant CALLS\n"
 	      "       tslack-bench sleepers NPROC SECONDS PERIOD_MS [PROC_SLACK_NS]\n",
 	      stderr);
 	return 2;
