@@ -17,7 +17,7 @@ CLANG ?= clang-19
 LLVM_STRIP ?= llvm-strip-19
 CC ?= cc
 CFLAGS ?= -O2 -g
-CFLAGS += -Wall -Wextra -Werror -std=gnu11 -I$(LIBBPF_INC) -I$(BUILD)/skel -Itests/lib
+CFLAGS += -Wall -Wextra -Werror -std=gnu11 -I$(LIBBPF_INC) -I$(BUILD)/skel -Itests/lib -Isrc
 # Static binaries: the VM's initramfs has busybox and no libraries.
 LDFLAGS += -static
 LDLIBS := $(LIBBPF_A) -lelf -lz

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "compiler.h"
 #include "parse.h"
 
 static const struct {
@@ -55,7 +56,7 @@ int parse_duration_ns(const char *s, uint64_t *ns, char *err, unsigned long errl
 		*ns = v;
 		return 0;
 	}
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
 		if (strcmp(unit, units[i].name))
 			continue;
 		if (__builtin_mul_overflow(v, units[i].ns, ns)) {

@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "compiler.h"
 #include "policy.h"
 #include "tslack.skel.h"
 
@@ -19,7 +20,8 @@ static void explain(const char *what, int err)
 {
 	err = err < 0 ? -err : err;
 	if (err == EPERM || err == EACCES)
-		fprintf(stderr, "tslackctl: %s: permission denied (needs root: CAP_BPF and CAP_SYS_ADMIN)\n",
+		fprintf(stderr,
+			"tslackctl: %s: permission denied (needs root: CAP_BPF and CAP_SYS_ADMIN)\n",
 			what);
 	else
 		fprintf(stderr, "tslackctl: %s: %s\n", what, strerror(err));
@@ -40,7 +42,7 @@ static int unpin_dir(const char *dir)
 	unsigned int i;
 	int err = 0;
 
-	for (i = 0; i < sizeof(pins) / sizeof(pins[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(pins); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, pins[i]);
 		if (unlink(path) && errno != ENOENT)
 			err = -errno;
@@ -86,7 +88,8 @@ int policy_attach(unsigned int max_cgroups)
 	int err;
 
 	if (policy_attached()) {
-		fprintf(stderr, "tslackctl: already attached (%s exists); 'tslackctl detach' first\n",
+		fprintf(stderr,
+			"tslackctl: already attached (%s exists); 'tslackctl detach' first\n",
 			TSLACK_PIN_DIR);
 		return -1;
 	}
@@ -108,7 +111,8 @@ int policy_attach(unsigned int max_cgroups)
 	if (!links[0]) {
 		err = -errno;
 		if (err == -EBUSY)
-			fprintf(stderr, "tslackctl: attaching: another timer slack policy is attached\n");
+			fprintf(stderr,
+				"tslackctl: attaching: another timer slack policy is attached\n");
 		else
 			explain("attaching the policy", err);
 		goto out;
@@ -174,7 +178,8 @@ int policy_map_fd(void)
 	int fd;
 
 	if (!policy_attached()) {
-		fprintf(stderr, "tslackctl: tslack is not attached: run 'tslackctl attach' first\n");
+		fprintf(stderr,
+			"tslackctl: tslack is not attached: run 'tslackctl attach' first\n");
 		return -1;
 	}
 	fd = bpf_obj_get(TSLACK_MAP_PIN);

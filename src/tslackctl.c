@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "cgroup.h"
+#include "compiler.h"
 #include "parse.h"
 #include "policy.h"
 #include "settings.h"
@@ -47,7 +48,7 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 on success, 1 on a runtime failure, 2 on a usage error.\n";
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static __printf(1, 2) int usage_error(const char *fmt, ...);
 
 static int usage_error(const char *fmt, ...)
 {
@@ -166,8 +167,8 @@ static int cmd_status(int argc, char **argv)
 	fd = bpf_obj_get(TSLACK_MAP_PIN);
 	if (fd < 0 && (fd == -EACCES || fd == -EPERM))
 		return 0;
-	if (fd < 0 || (n = settings_count(fd)) < 0 ||
-	    bpf_map_get_info_by_fd(fd, &info, &len)) {
+	n = fd < 0 ? -1 : settings_count(fd);
+	if (n < 0 || bpf_map_get_info_by_fd(fd, &info, &len)) {
 		fprintf(stderr, "tslackctl: reading %s: %s\n", TSLACK_MAP_PIN,
 			strerror(fd < 0 ? -fd : errno));
 		if (fd >= 0)
@@ -446,7 +447,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	libbpf_set_print(libbpf_print);
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
 	return usage_error("unknown command '%s'", argv[1]);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler.h"
 #include "parse.h"
 
 static const struct {
@@ -37,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (parse_duration_ns(back, &again, err, sizeof(err)) || again != v)
 			abort();
 		/* And the value is the digits times the unit that was given. */
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		for (i = 0; i < ARRAY_SIZE(units); i++) {
 			size_t ul = strlen(units[i].unit), dl = strlen(s) - ul;
 
 			if (strlen(s) <= ul || strcmp(s + dl, units[i].unit) ||

@@ -8,15 +8,15 @@
 
 #include <stdbool.h>
 
+#include "compiler.h"
+
 /* Print PASS or FAIL for @name; @fmt explains a failure. Returns @ok. */
-bool report(const char *name, bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+__printf(3, 4) bool report(const char *name, bool ok, const char *fmt, ...);
 
 /* Exit status for main(): non-zero when any report() failed. */
 int harness_exit_status(void);
 
 /* Abort the whole program with a FAIL line when setup fails. */
-void harness_fatal(const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3), noreturn));
+__printf(2, 3) __noreturn void harness_fatal(const char *name, const char *fmt, ...);
 
 #endif

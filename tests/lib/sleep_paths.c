@@ -241,7 +241,7 @@ const struct sleep_path sleep_paths[] = {
 	{ "futex_waitv", do_futex_waitv, false },
 };
 
-const unsigned int nr_sleep_paths = sizeof(sleep_paths) / sizeof(sleep_paths[0]);
+const unsigned int nr_sleep_paths = ARRAY_SIZE(sleep_paths);
 
 static int cmp_i64(const void *a, const void *b)
 {
