@@ -362,31 +362,51 @@ static int cmd_get(int argc, char **argv)
 	return 0;
 }
 
+struct list_row {
+	char *path;
+	uint64_t id;
+	struct tslack_cgroup val;
+};
+
 struct list_ctx {
 	int map_fd;
+	struct list_row *rows;
+	size_t n, cap;
 };
 
 static int list_one(struct cgroup *cg, const struct cgroup *parent, void *data)
 {
 	struct list_ctx *ctx = data;
+	struct list_row *rows;
 	struct tslack_cgroup val;
 	__u64 key = cg->id;
 
 	(void)parent;
-	if (!bpf_map_lookup_elem(ctx->map_fd, &key, &val))
-		printf("%-32s %10llu %18llu %18llu\n", cg->path,
-		       (unsigned long long)cg->id,
-		       (unsigned long long)val.min_slack_ns,
-		       (unsigned long long)val.effective_slack_ns);
-	return 0;
+	if (bpf_map_lookup_elem(ctx->map_fd, &key, &val))
+		return 0;
+	if (ctx->n == ctx->cap) {
+		rows = realloc(ctx->rows, (ctx->cap * 2 + 16) * sizeof(*rows));
+		if (!rows)
+			return -1;
+		ctx->rows = rows;
+		ctx->cap = ctx->cap * 2 + 16;
+	}
+	ctx->rows[ctx->n] = (struct list_row){ strdup(cg->path), cg->id, val };
+	return ctx->rows[ctx->n++].path ? 0 : -1;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	return strcmp(((const struct list_row *)a)->path, ((const struct list_row *)b)->path);
 }
 
 static int cmd_list(int argc, char **argv)
 {
-	struct list_ctx ctx;
+	struct list_ctx ctx = {};
 	struct cgroup root;
 	char err[512];
-	int ret;
+	int ret = 0;
+	size_t i;
 
 	(void)argv;
 	if (argc != 1)
@@ -396,11 +416,24 @@ static int cmd_list(int argc, char **argv)
 		return EXIT_RUNTIME;
 	if (cgroup_by_path(".", &root, err, sizeof(err))) {
 		fprintf(stderr, "tslackctl: %s\n", err);
-		close(ctx.map_fd);
-		return EXIT_RUNTIME;
+		ret = EXIT_RUNTIME;
+	} else if (cgroup_walk(&root, list_one, &ctx)) {
+		fprintf(stderr, "tslackctl: reading the cgroup tree: %s\n", strerror(errno));
+		ret = EXIT_RUNTIME;
 	}
-	printf("%-32s %10s %18s %18s\n", "PATH", "ID", "MIN_SLACK_NS", "EFFECTIVE_SLACK_NS");
-	ret = cgroup_walk(&root, list_one, &ctx) ? EXIT_RUNTIME : 0;
+	if (!ret) {
+		qsort(ctx.rows, ctx.n, sizeof(*ctx.rows), cmp_rows);
+		printf("%-32s %10s %18s %18s\n", "PATH", "ID", "MIN_SLACK_NS",
+		       "EFFECTIVE_SLACK_NS");
+		for (i = 0; i < ctx.n; i++)
+			printf("%-32s %10llu %18llu %18llu\n", ctx.rows[i].path,
+			       (unsigned long long)ctx.rows[i].id,
+			       (unsigned long long)ctx.rows[i].val.min_slack_ns,
+			       (unsigned long long)ctx.rows[i].val.effective_slack_ns);
+	}
+	for (i = 0; i < ctx.n; i++)
+		free(ctx.rows[i].path);
+	free(ctx.rows);
 	close(ctx.map_fd);
 	return ret;
 }
