@@ -161,7 +161,7 @@ static void check_detach_while_sleeping(struct const_slack_bpf *skel)
 		pids[i] = fork();
 		/* Sleepers that must keep waking, never early, across detaches. */
 		if (pids[i] == 0)
-			_exit(churn_sleeps(2000 * MSEC) ? 1 : 0);
+			_exit(churn_sleeps(2000 * MSEC, REQ_NS) ? 1 : 0);
 	}
 	for (i = 0; i < CYCLES; i++) {
 		link = attach(skel);

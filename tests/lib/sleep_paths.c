@@ -310,7 +310,7 @@ void check_sleep_paths(const char *phase, uint64_t slack_ns, uint64_t scale_ns)
 	}
 }
 
-int churn_sleeps(uint64_t ns)
+int churn_sleeps(uint64_t ns, uint64_t period_ns)
 {
 	uint64_t end = monotonic_ns() + ns;
 	unsigned int i = 0;
@@ -321,7 +321,7 @@ int churn_sleeps(uint64_t ns)
 	while (monotonic_ns() < end) {
 		const struct sleep_path *p = &sleep_paths[i++ % nr_sleep_paths];
 
-		err = measure_lateness(p, 1000000, 1, &late, &early);
+		err = measure_lateness(p, period_ns, 1, &late, &early);
 		if (err || early) {
 			printf("# %s: %s\n", p->name, err ? strerror(-err) : "woke early");
 			fflush(stdout);

@@ -41,10 +41,10 @@ int measure_lateness(const struct sleep_path *path, uint64_t req_ns,
 void check_sleep_paths(const char *phase, uint64_t slack_ns, uint64_t scale_ns);
 
 /*
- * Sleep 1 ms at a time through every path in turn for @ns. Returns 0, or
- * -1 after printing a "# path: why" line when a sleep failed or woke
- * early.
+ * Sleep @period_ns at a time through every path in turn for @ns. Returns
+ * 0, or -1 after printing a "# path: why" line when a sleep failed or
+ * woke early.
  */
-int churn_sleeps(uint64_t ns);
+int churn_sleeps(uint64_t ns, uint64_t period_ns);
 
 #endif

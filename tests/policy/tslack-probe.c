@@ -52,7 +52,7 @@ static int usage(void)
 	      "       tslack-probe watch COUNT INTERVAL_MS\n"
 	      "       tslack-probe sleeps PHASE SLACK_NS\n"
 	      "       tslack-probe rate SECONDS INTERVAL_MS\n"
-	      "       tslack-probe churn SECONDS\n"
+	      "       tslack-probe churn SECONDS [PERIOD_MS]\n"
 	      "       tslack-probe without-caps COMMAND [ARG]...\n"
 	      "       tslack-probe as-user UID COMMAND [ARG]...\n", stderr);
 	return 2;
@@ -104,8 +104,9 @@ int main(int argc, char **argv)
 		       n / (double)atol(argv[2]), n ? late / 1e6 / n : 0);
 		return 0;
 	}
-	if (argc == 3 && !strcmp(argv[1], "churn"))
-		return churn_sleeps(atol(argv[2]) * 1000000000ULL) ? 1 : 0;
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "churn"))
+		return churn_sleeps(atol(argv[2]) * 1000000000ULL,
+				    (argc == 4 ? atol(argv[3]) : 1) * 1000000ULL) ? 1 : 0;
 	if (argc >= 3 && !strcmp(argv[1], "without-caps")) {
 		/* Root, but neither CAP_BPF nor CAP_SYS_ADMIN, also after exec. */
 		if (prctl(PR_CAPBSET_DROP, CAP_BPF, 0, 0, 0) ||

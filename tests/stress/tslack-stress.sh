@@ -18,7 +18,7 @@ for l in $LEAVES; do mkdir -p "$CG/st/$l"; done
 pids=
 for i in $(seq 1 64); do
 	leaf=$(pick)
-	in_cg_bg "st/$leaf" tslack-probe churn "$DUR"
+	in_cg_bg "st/$leaf" tslack-probe churn "$DUR" 5
 	pids="$pids $!"
 done
 end=$(($(now) + DUR))
