@@ -28,7 +28,7 @@ TEST_LIB := tests/lib/harness.c tests/lib/sleep_paths.c
 KERNEL_TESTS := test_slack_hook
 POLICY_TESTS := $(patsubst tests/policy/%.sh,%,$(wildcard tests/policy/*.sh))
 
-.PHONY: deps kernel tools vmroot test demo bench stress fuzz clean help
+.PHONY: deps kernel tools vmroot test demo bench stress fuzz checkpatch clean help
 .DEFAULT_GOAL := help
 
 help:
@@ -37,6 +37,7 @@ help:
 	@echo 'make bench   hook cost and wakeups saved, from one QEMU boot'
 	@echo 'make stress  30 s of races on the debug (lockdep, KASAN) kernel'
 	@echo 'make fuzz    fuzz the parsers of tslackctl on the host (libFuzzer)'
+	@echo 'make checkpatch  scripts/checkpatch.pl --strict on kernel-patch/'
 	@echo 'make kernel  build the patched kernel incrementally in $(CACHE)'
 	@echo 'make vmroot  build the programs that go into the VM'
 	@echo 'make deps    apt-get install what is missing'
@@ -137,6 +138,10 @@ test: tools
 
 fuzz:
 	tests/fuzz/run $(or $(FUZZ_SECONDS),60)
+
+# From inside the kernel tree, as a maintainer would run it.
+checkpatch: kernel
+	cd $(CACHE)/linux-source-6.12 && scripts/checkpatch.pl --strict $(abspath $(wildcard kernel-patch/*.patch))
 
 demo: tools
 	$(MAKE) vmroot
