@@ -188,10 +188,12 @@ int policy_map_fd(void)
 	return fd;
 }
 
-void policy_lookup(int map_fd, uint64_t id, struct tslack_cgroup *val)
+bool policy_lookup(int map_fd, uint64_t id, struct tslack_cgroup *val)
 {
 	__u64 key = id;
 
-	if (bpf_map_lookup_elem(map_fd, &key, val))
-		memset(val, 0, sizeof(*val));
+	if (!bpf_map_lookup_elem(map_fd, &key, val))
+		return true;
+	memset(val, 0, sizeof(*val));
+	return false;
 }

@@ -29,7 +29,7 @@ bool policy_attached(void);
 /* A file descriptor of the pinned map, or -1 after printing why. */
 int policy_map_fd(void);
 
-/* Read @id's entry; a missing entry reads as zeros. */
-void policy_lookup(int map_fd, uint64_t id, struct tslack_cgroup *val);
+/* Read @id's entry; a missing entry reads as zeros. True if it exists. */
+bool policy_lookup(int map_fd, uint64_t id, struct tslack_cgroup *val);
 
 #endif

@@ -58,9 +58,7 @@ static int plan_one(struct cgroup *cg, const struct cgroup *parent, void *data)
 	__u64 key = cg->id;
 	bool had;
 
-	had = !bpf_map_lookup_elem(pl->map_fd, &key, &old);
-	if (!had)
-		memset(&old, 0, sizeof(old));
+	had = policy_lookup(pl->map_fd, key, &old);
 	val.min_slack_ns = parent ? old.min_slack_ns : pl->min_ns;
 	val.effective_slack_ns = max_u64(val.min_slack_ns,
 					 parent ? parent->slack_ns : pl->top_parent_eff);
@@ -238,9 +236,7 @@ static int check_one(struct cgroup *cg, const struct cgroup *parent, void *data)
 	__u64 key = cg->id;
 	bool had;
 
-	had = !bpf_map_lookup_elem(c->map_fd, &key, &val);
-	if (!had)
-		memset(&val, 0, sizeof(val));
+	had = policy_lookup(c->map_fd, key, &val);
 	want.min_slack_ns = val.min_slack_ns;
 	want.effective_slack_ns = max_u64(val.min_slack_ns, parent ? parent->slack_ns : 0);
 	cg->slack_ns = want.effective_slack_ns;
