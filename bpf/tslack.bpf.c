@@ -3,8 +3,9 @@
  * tslack: the timer slack cgroup controller proposed in 2011, as a BPF
  * timer_slack_ops policy on cgroup v2. A task sleeps with the effective
  * slack of its cgroup: the largest min_slack_ns of the cgroup and all of
- * its ancestors. The kernel keeps the task's own slack if it is larger and
- * gives realtime and deadline tasks none.
+ * its ancestors. The kernel keeps the task's own slack if it is larger,
+ * gives realtime and deadline tasks none, and reuses a task's answer until
+ * this policy invalidates it.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -21,6 +22,8 @@ struct {
 	__type(key, __u64);
 	__type(value, struct tslack_cgroup);
 } cgroups SEC(".maps");
+
+void bpf_timer_slack_invalidate(void) __ksym;
 
 /* The default hierarchy, cgroup v2, is the first one set up: id 0. */
 static bool on_cgroup2(struct cgroup *cgrp)
@@ -65,6 +68,51 @@ int BPF_PROG(tslack_cgroup_rmdir, struct cgroup *cgrp, const char *path)
 	id = cgrp->kn->id;
 	bpf_map_delete_elem(&cgroups, &id);
 	return 0;
+}
+
+/*
+ * The kernel reuses each task's last answer until told that it may have
+ * changed: when a task moves to another cgroup...
+ */
+SEC("tp_btf/cgroup_attach_task")
+int BPF_PROG(tslack_cgroup_attach_task, struct cgroup *dst, const char *path,
+	     struct task_struct *task, bool threadgroup)
+{
+	bpf_timer_slack_invalidate();
+	return 0;
+}
+
+struct write_loop {
+	__u64 entries;
+	long err;
+};
+
+static long write_entry(__u32 i, void *data)
+{
+	struct write_loop *w = data;
+	struct tslack_entry e;
+
+	w->err = bpf_copy_from_user(&e, sizeof(e),
+				    (void *)(w->entries + (__u64)i * sizeof(e)));
+	if (!w->err)
+		w->err = bpf_map_update_elem(&cgroups, &e.id, &e.val, BPF_ANY);
+	return w->err ? 1 : 0;
+}
+
+/*
+ * ...and when tslackctl updates the map, which it does only by running
+ * this program: see struct tslack_write_args. Returns 0 or -errno.
+ */
+SEC("syscall")
+int tslack_write(struct tslack_write_args *args)
+{
+	struct write_loop w = { .entries = args->entries };
+	long n;
+
+	n = bpf_loop(args->n, write_entry, &w, 0);
+	/* Also after a failure: what was written must take effect. */
+	bpf_timer_slack_invalidate();
+	return n < 0 ? n : w.err;
 }
 
 SEC(".struct_ops.link")

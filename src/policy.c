@@ -14,7 +14,12 @@
 #include "policy.h"
 #include "tslack.skel.h"
 
-static const char *const pins[] = { "cgroups", "policy", "mkdir", "rmdir" };
+/* The map, the links in the order policy_attach() makes them, the program. */
+static const char *const pins[] = {
+	"cgroups", "policy", "mkdir", "rmdir", "migrate", "write",
+};
+
+#define NLINKS 4
 
 static void explain(const char *what, int err)
 {
@@ -82,7 +87,7 @@ static void remove_dead_attaches(void)
 int policy_attach(unsigned int max_cgroups)
 {
 	char tmpdir[64], path[256];
-	struct bpf_link *links[3] = {};
+	struct bpf_link *links[NLINKS] = {};
 	struct tslack_bpf *skel;
 	unsigned int i;
 	int err;
@@ -119,7 +124,8 @@ int policy_attach(unsigned int max_cgroups)
 	}
 	links[1] = bpf_program__attach(skel->progs.tslack_cgroup_mkdir);
 	links[2] = bpf_program__attach(skel->progs.tslack_cgroup_rmdir);
-	if (!links[1] || !links[2]) {
+	links[3] = bpf_program__attach(skel->progs.tslack_cgroup_attach_task);
+	if (!links[1] || !links[2] || !links[3]) {
 		err = -errno;
 		explain("attaching the cgroup hooks", err);
 		goto out;
@@ -139,9 +145,13 @@ int policy_attach(unsigned int max_cgroups)
 	}
 	snprintf(path, sizeof(path), "%s/%s", tmpdir, pins[0]);
 	err = bpf_map__pin(skel->maps.cgroups, path);
-	for (i = 0; !err && i < 3; i++) {
+	for (i = 0; !err && i < NLINKS; i++) {
 		snprintf(path, sizeof(path), "%s/%s", tmpdir, pins[i + 1]);
 		err = bpf_link__pin(links[i], path);
+	}
+	if (!err) {
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, pins[NLINKS + 1]);
+		err = bpf_program__pin(skel->progs.tslack_write, path);
 	}
 	if (!err && rename(tmpdir, TSLACK_PIN_DIR))
 		err = -errno;
@@ -151,7 +161,7 @@ int policy_attach(unsigned int max_cgroups)
 	}
 out:
 	/* Once pinned, the pins keep the links: only drop our references. */
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < NLINKS; i++) {
 		if (!err)
 			bpf_link__disconnect(links[i]);
 		bpf_link__destroy(links[i]);
@@ -196,4 +206,32 @@ bool policy_lookup(int map_fd, uint64_t id, struct tslack_cgroup *val)
 		return true;
 	memset(val, 0, sizeof(*val));
 	return false;
+}
+
+int policy_write(const struct tslack_entry *entries, size_t n)
+{
+	struct tslack_write_args args = {
+		.entries = (unsigned long)entries,
+		.n = n,
+	};
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		    .ctx_in = &args,
+		    .ctx_size_in = sizeof(args));
+	int fd, err;
+
+	fd = bpf_obj_get(TSLACK_WRITE_PIN);
+	if (fd < 0) {
+		explain(TSLACK_WRITE_PIN, fd);
+		return -1;
+	}
+	err = bpf_prog_test_run_opts(fd, &opts);
+	close(fd);
+	/* The program's own error, a negative errno, comes as its retval. */
+	if (!err)
+		err = (int)opts.retval;
+	if (err) {
+		explain("updating the map", err);
+		return -1;
+	}
+	return 0;
 }

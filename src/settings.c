@@ -67,10 +67,10 @@ static int plan_one(struct cgroup *cg, const struct cgroup *parent, void *data)
 	if (!val.min_slack_ns && !val.effective_slack_ns) {
 		if (!had)
 			return 0;
+		/* Written as zeros with the rest, dropped after. */
 		if (!grow((void **)&pl->dels, &pl->delcap, pl->ndel, sizeof(*pl->dels)))
 			return -1;
 		pl->dels[pl->ndel++] = key;
-		return 0;
 	}
 	if (had && !memcmp(&old, &val, sizeof(val)))
 		return 0;
@@ -135,26 +135,23 @@ static int lock_map(void)
 	return fd;
 }
 
-/* Write @pl's entries in one batch. */
-static int write_batch(struct plan *pl)
+/* Write @pl's entries, and make them take effect, in one system call. */
+static int write_plan(struct plan *pl)
 {
-	LIBBPF_OPTS(bpf_map_batch_opts, opts, .elem_flags = BPF_ANY);
-	struct tslack_cgroup *vals = calloc(pl->n, sizeof(*vals));
-	__u64 *keys = calloc(pl->n, sizeof(*keys));
-	__u32 count = pl->n;
-	int err = -ENOMEM;
+	struct tslack_entry *entries = calloc(pl->n, sizeof(*entries));
 	size_t i;
+	int err;
 
-	if (keys && vals) {
-		for (i = 0; i < pl->n; i++) {
-			keys[i] = pl->items[i].key;
-			vals[i] = pl->items[i].val;
-		}
-		/* One system call: a kill cannot stop it half way. */
-		err = bpf_map_update_batch(pl->map_fd, keys, vals, &count, &opts);
+	if (!entries) {
+		fprintf(stderr, "tslackctl: %s\n", strerror(ENOMEM));
+		return -1;
 	}
-	free(keys);
-	free(vals);
+	for (i = 0; i < pl->n; i++) {
+		entries[i].id = pl->items[i].key;
+		entries[i].val = pl->items[i].val;
+	}
+	err = policy_write(entries, pl->n);
+	free(entries);
 	return err;
 }
 
@@ -164,7 +161,6 @@ static int apply(struct plan *pl, const struct cgroup *cg)
 	__u32 info_len = sizeof(info);
 	long used;
 	size_t i;
-	int err;
 
 	used = settings_count(pl->map_fd);
 	if (used < 0 || bpf_map_get_info_by_fd(pl->map_fd, &info, &info_len)) {
@@ -178,11 +174,8 @@ static int apply(struct plan *pl, const struct cgroup *cg)
 			info.max_entries);
 		return -1;
 	}
-	err = pl->n ? write_batch(pl) : 0;
-	if (err) {
-		fprintf(stderr, "tslackctl: updating the map: %s\n", strerror(-err));
+	if (pl->n && write_plan(pl))
 		return -1;
-	}
 	/* Entries of 0 and 0 mean what no entry means: drop them after. */
 	for (i = 0; i < pl->ndel; i++)
 		bpf_map_delete_elem(pl->map_fd, &pl->dels[i]);
@@ -252,7 +245,7 @@ static int check_one(struct cgroup *cg, const struct cgroup *parent, void *data)
 		printf("%s (id %llu): effective_slack_ns %llu, want %llu\n", cg->path,
 		       (unsigned long long)key, (unsigned long long)val.effective_slack_ns,
 		       (unsigned long long)want.effective_slack_ns);
-	else if (bpf_map_update_elem(c->map_fd, &key, &want, BPF_ANY) == 0 && !had &&
+	else if (policy_write(&(struct tslack_entry){ key, want }, 1) == 0 && !had &&
 		 grow((void **)&c->seen, &c->cap, c->nseen, sizeof(*c->seen)))
 		c->seen[c->nseen++] = key;
 	return 0;

@@ -6,13 +6,25 @@
 
 char _license[] SEC("license") = "GPL";
 
-/* Written by the test through the skeleton, also while attached. */
+/*
+ * Written by the test through the skeleton, also while attached; tasks
+ * see a new value once the test runs invalidate.
+ */
 __u64 slack_ns = 20000000;
+
+void bpf_timer_slack_invalidate(void) __ksym;
 
 SEC("struct_ops/effective_slack")
 __u64 BPF_PROG(effective_slack, struct task_struct *p, __u64 slack)
 {
 	return slack_ns;
+}
+
+SEC("syscall")
+int invalidate(void *ctx)
+{
+	bpf_timer_slack_invalidate();
+	return 0;
 }
 
 SEC(".struct_ops.link")

@@ -4,7 +4,8 @@
  * struct_ops policy: every converted sleep path oversleeps by the
  * policy's slack while it is attached and by the task's own slack after
  * detach; the prctls; RT and deadline tasks; fork; a second attach;
- * detach while tasks sleep; paths that must not be affected.
+ * detach while tasks sleep; paths that must not be affected; when the
+ * kernel asks the policy again instead of reusing its last answer.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,6 +15,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <bpf/bpf.h>
 
 #include "const_slack.skel.h"
 #include "harness.h"
@@ -29,6 +32,17 @@
 static struct bpf_link *attach(struct const_slack_bpf *skel)
 {
 	return bpf_map__attach_struct_ops(skel->maps.const_slack);
+}
+
+/* Make every task ask the policy again, as tslackctl does after a set. */
+static void invalidate(struct const_slack_bpf *skel)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	int err;
+
+	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.invalidate), &opts);
+	if (err)
+		harness_fatal("policy/invalidate", "%s", strerror(-err));
 }
 
 static void check_prctls(const char *name, long own, long effective)
@@ -124,9 +138,52 @@ static void check_own_slack_wins(struct const_slack_bpf *skel)
 
 	/* A policy below the task's own slack never lowers it. */
 	skel->data->slack_ns = 1000;
+	invalidate(skel);
 	check_prctls("policy/never_below_own", DEFAULT_SLACK, DEFAULT_SLACK);
 	skel->data->slack_ns = 40 * MSEC;
+	invalidate(skel);
 	check_prctls("policy/live_update", DEFAULT_SLACK, 40 * MSEC);
+	skel->data->slack_ns = POLICY_SLACK;
+	invalidate(skel);
+}
+
+static void cache_fork_child(void)
+{
+	check_prctls("cache/child_asks_again", DEFAULT_SLACK, 30 * MSEC);
+}
+
+/*
+ * The kernel reuses a task's last answer until the policy invalidates it,
+ * the task's own slack changes or the task forks; an attach forgets it.
+ */
+static void check_cache(struct const_slack_bpf *skel)
+{
+	check_prctls("cache/filled", DEFAULT_SLACK, POLICY_SLACK);
+	skel->data->slack_ns = 30 * MSEC;
+	check_prctls("cache/reused", DEFAULT_SLACK, POLICY_SLACK);
+	in_child("cache/child_asks_again", cache_fork_child);
+	check_prctls("cache/parent_still_reuses", DEFAULT_SLACK, POLICY_SLACK);
+	prctl(PR_SET_TIMERSLACK, 2 * MSEC, 0, 0, 0);
+	check_prctls("cache/own_slack_change_asks", 2 * MSEC, 30 * MSEC);
+	prctl(PR_SET_TIMERSLACK, 0, 0, 0, 0);
+	skel->data->slack_ns = 35 * MSEC;
+	invalidate(skel);
+	check_prctls("cache/invalidated", DEFAULT_SLACK, 35 * MSEC);
+	skel->data->slack_ns = POLICY_SLACK;
+	invalidate(skel);
+}
+
+static void check_attach_forgets(struct const_slack_bpf *skel)
+{
+	struct bpf_link *link;
+
+	/* The cache holds 20 ms from before the detach. */
+	skel->data->slack_ns = 25 * MSEC;
+	link = attach(skel);
+	if (!link)
+		harness_fatal("cache/attach_forgets", "%s", strerror(errno));
+	check_prctls("cache/attach_forgets", DEFAULT_SLACK, 25 * MSEC);
+	bpf_link__destroy(link);
 	skel->data->slack_ns = POLICY_SLACK;
 }
 
@@ -202,6 +259,7 @@ int main(void)
 	check_prctls("prctl/policy", DEFAULT_SLACK, POLICY_SLACK);
 	check_sleep_paths("policy", POLICY_SLACK, POLICY_SLACK);
 	check_own_slack_wins(skel);
+	check_cache(skel);
 	in_child("rt/fifo", fifo_child);
 	in_child("rt/deadline", deadline_child);
 	prctl(PR_SET_TIMERSLACK, MSEC, 0, 0, 0);
@@ -211,6 +269,7 @@ int main(void)
 
 	report("detach/destroy", !bpf_link__destroy(link), "%s", strerror(errno));
 	check_prctls("prctl/detached", DEFAULT_SLACK, DEFAULT_SLACK);
+	check_attach_forgets(skel);
 	check_sleep_paths("detached", 0, POLICY_SLACK);
 	check_detach_while_sleeping(skel);
 	check_prctls("prctl/after_churn", DEFAULT_SLACK, DEFAULT_SLACK);
