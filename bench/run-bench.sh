@@ -1,13 +1,18 @@
 #!/bin/sh
 # make bench, inside the VM: one "RESULT name value..." line per figure,
 # which bench/run turns into the table. Repeats interleave the configs.
-R=${1:-3}
+R=${1:-5}
 CALLS=${2:-20000}
 SECONDS_PER_RUN=${3:-5}
 
 . /usr/local/lib/tslack/harness.sh
 res() { echo "RESULT $*"; }
-sleepers() { in_cg wk tslack-bench sleepers 16 "$SECONDS_PER_RUN" 10 "$@"; }
+# Let deferred work of the attach, set or detach before (freeing BPF
+# programs after RCU grace periods) finish before counting interrupts.
+sleepers() {
+	sleep 2
+	in_cg wk tslack-bench sleepers 16 "$SECONDS_PER_RUN" 10 "$@"
+}
 
 res boot_to_bench_s "$(cut -d' ' -f1 /proc/uptime)"
 tslackctl detach >/dev/null 2>&1
@@ -22,12 +27,14 @@ done
 
 for r in $(seq 1 "$R"); do
 	res poll_detached "$(in_cg "$depth1" tslack-bench poll-cost "$CALLS")"
+	res poll_miss_detached "$(in_cg "$depth4" tslack-bench poll-cost-miss "$CALLS")"
 	res poll_constant "$(in_cg "$depth1" tslack-bench poll-cost-constant "$CALLS")"
 	tslackctl attach && tslackctl set l1 50ms || exit 1
 	for d in 1 4 16; do
 		eval "p=\$depth$d"
 		res "poll_depth$d" "$(in_cg "$p" tslack-bench poll-cost "$CALLS")"
 	done
+	res poll_miss_depth4 "$(in_cg "$depth4" tslack-bench poll-cost-miss "$CALLS")"
 	tslackctl detach || exit 1
 done
 

@@ -5,6 +5,11 @@
  *   tslack-bench poll-cost CALLS
  *	ns per poll() on a pipe that has data, with a 1 s timeout: the call
  *	computes the timer slack and never sleeps. The median of 7 runs.
+ *   tslack-bench poll-cost-miss CALLS
+ *	The same, but before each poll() the own slack alternates between
+ *	50000 and 50001 ns (prctl), so that the kernel cannot reuse the
+ *	policy's last answer: with and without a policy, the difference is
+ *	the cost of asking the policy.
  *   tslack-bench poll-cost-constant CALLS
  *	The same with the test-only constant policy attached (no map
  *	lookup): the cost of calling a policy at all.
@@ -17,9 +22,11 @@
 #define _GNU_SOURCE
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,7 +48,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int poll_cost(long calls)
+static int poll_cost(long calls, bool miss)
 {
 	double runs[7], t0;
 	struct pollfd pfd;
@@ -55,11 +62,16 @@ static int poll_cost(long calls)
 	pfd = (struct pollfd){ .fd = p[0], .events = POLLIN };
 	for (r = 0; r < 7; r++) {
 		t0 = now_s();
-		for (i = 0; i < calls; i++)
+		for (i = 0; i < calls; i++) {
+			if (miss && prctl(PR_SET_TIMERSLACK, 50000 + (i & 1), 0, 0, 0)) {
+				perror("prctl");
+				return 1;
+			}
 			if (poll(&pfd, 1, 1000) != 1) {
 				perror("poll");
 				return 1;
 			}
+		}
 		runs[r] = (now_s() - t0) * 1e9 / calls;
 	}
 	qsort(runs, 7, sizeof(runs[0]), cmp_double);
@@ -78,7 +90,7 @@ static int poll_cost_constant(long calls)
 		const_slack_bpf__destroy(skel);
 		return 1;
 	}
-	ret = poll_cost(calls);
+	ret = poll_cost(calls, false);
 	bpf_link__destroy(link);
 	const_slack_bpf__destroy(skel);
 	return ret;
@@ -181,13 +193,16 @@ static int sleepers(int nproc, double seconds, long period_ms, const char *proc_
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "poll-cost"))
-		return poll_cost(atol(argv[2]));
+		return poll_cost(atol(argv[2]), false);
+	if (argc == 3 && !strcmp(argv[1], "poll-cost-miss"))
+		return poll_cost(atol(argv[2]), true);
 	if (argc == 3 && !strcmp(argv[1], "poll-cost-constant"))
 		return poll_cost_constant(atol(argv[2]));
 	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "sleepers"))
 		return sleepers(atoi(argv[2]), atof(argv[3]), atol(argv[4]),
 				argc == 6 ? argv[5] : NULL);
 	fputs("Usage: tslack-bench poll-cost CALLS\n"
+	      "       tslack-bench poll-cost-miss CALLS\n"
 	      "       tslack-bench poll-cost-constant CALLS\n"
 	      "       tslack-bench sleepers NPROC SECONDS PERIOD_MS [PROC_SLACK_NS]\n",
 	      stderr);
