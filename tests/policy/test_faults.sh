@@ -1,6 +1,7 @@
 #!/bin/sh
 # tslackctl killed with SIGKILL at random points of "set" and "attach":
-# what stays is the old state or the new one, never half of it, and
+# what stays is the old state or the new one, never half of it, also for
+# what running tasks see, and
 # "tslackctl detach && tslackctl attach" always recovers.
 ROUNDS=${1:-40}
 . /usr/local/lib/tslack/harness.sh
@@ -19,6 +20,10 @@ tslackctl detach
 tslackctl attach || { fail faults/attach "tslackctl attach failed"; exit 1; }
 mkdir -p "$CG/f/a/b/c" "$CG/f/a/b2" "$CG/f/x"
 tslackctl set f 10ms
+# A task that keeps sleeping below f, reporting the slack it uses: the
+# kernel reuses its answer, so it sees a set only once that takes effect.
+in_cg_bg f/a/b/c tslack-probe watch 100000 10 >/tmp/fwatch
+watcher=$!
 
 bad=
 for i in $(seq 1 "$ROUNDS"); do
@@ -26,12 +31,17 @@ for i in $(seq 1 "$ROUNDS"); do
 	new=$(( (i % 7 + 1) * 1000000 ))
 	kill_after $((RANDOM % 20000)) tslackctl set f "$new"
 	now=$(tslackctl get f | awk '/^min/ { print $2 }')
+	usleep 50000
+	sees=$(tail -n 1 /tmp/fwatch)
 	if [ "$now" != "$old" ] && [ "$now" != "$new" ]; then
 		bad="$bad round $i: min $now, neither $old nor $new;"
+	elif [ "$sees" != "$now" ]; then
+		bad="$bad round $i: the map says $now, a task below sleeps with $sees;"
 	elif ! out=$(tslackctl check 2>&1); then
 		bad="$bad round $i: $out;"
 	fi
 done
+kill "$watcher" && wait "$watcher"
 [ -z "$bad" ] && pass faults/set_killed || fail faults/set_killed "$bad"
 
 bad=
