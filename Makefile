@@ -140,8 +140,10 @@ fuzz:
 	tests/fuzz/run $(or $(FUZZ_SECONDS),60)
 
 # From inside the kernel tree, as a maintainer would run it.
+# Debian's python3 (with python3-ply and python3-git for the SPDX check)
+# before any other one in PATH.
 checkpatch: kernel
-	cd $(CACHE)/linux-source-6.12 && scripts/checkpatch.pl --strict $(abspath $(wildcard kernel-patch/*.patch))
+	cd $(CACHE)/linux-source-6.12 && PATH=/usr/bin:$$PATH scripts/checkpatch.pl --strict $(abspath $(wildcard kernel-patch/*.patch))
 
 demo: tools
 	$(MAKE) vmroot
