@@ -63,6 +63,9 @@ eq "live/get_pid" "cgroup /t2 timerslack_ns 50000 effective_slack_ns 7000000 " \
 seen 7000000
 kill "$watcher" && wait "$watcher"
 eq "live/sequence" "5000000 6000000 7000000" "$(uniq /tmp/watch | tr '\n' ' ' | sed 's/ $//')"
+# A child that clone3() starts in another cgroup (as systemd starts a
+# service) has that cgroup's slack from its first sleep.
+eq "live/clone_into_cgroup" "7000000 6000000" "$(in_cg t2 tslack-probe clone-into "$CG/t1")"
 
 # Scripts update a cgroup by id; the subtree follows at once.
 cat >/tmp/by-id.sh <<'SCRIPT'

@@ -4,10 +4,13 @@
  * calling task's timer slack, and the other things a shell cannot do.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
 #include <linux/capability.h>
+#include <linux/sched.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +44,36 @@ static int drop_caps(void)
 	return syscall(SYS_capset, &hdr, data);
 }
 
+/*
+ * Print the effective slack here, then in a child that clone3() starts in
+ * the cgroup directory @dir, as systemd starts services.
+ */
+static int clone_into(const char *dir)
+{
+	struct clone_args args = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD };
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), status;
+	long pid;
+
+	if (fd < 0) {
+		perror(dir);
+		return 1;
+	}
+	printf("%ld ", effective_slack());
+	fflush(stdout);
+	args.cgroup = fd;
+	pid = syscall(SYS_clone3, &args, sizeof(args));
+	if (pid == 0) {
+		printf("%ld\n", effective_slack());
+		fflush(stdout);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+		perror("tslack-probe: clone3");
+		return 1;
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 static void exit_now(int sig)
 {
 	_exit(sig ? 0 : 1);
@@ -50,6 +83,7 @@ static int usage(void)
 {
 	fputs("Usage: tslack-probe effective|own\n"
 	      "       tslack-probe watch COUNT INTERVAL_MS\n"
+	      "       tslack-probe clone-into CGROUP_DIR\n"
 	      "       tslack-probe sleeps PHASE SLACK_NS\n"
 	      "       tslack-probe rate SECONDS INTERVAL_MS\n"
 	      "       tslack-probe churn SECONDS [PERIOD_MS]\n"
@@ -82,6 +116,8 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "clone-into"))
+		return clone_into(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "sleeps")) {
 		uint64_t slack = strtoull(argv[3], NULL, 10);
 
