@@ -12,9 +12,8 @@
  * Set @cg's min_slack_ns to @min_ns and update the effective slack of it
  * and every cgroup below it, in one system call that also makes tasks use
  * them: a tslackctl killed at any point leaves the old values or the new
- * ones. Checks first that the map
- * has room, and changes nothing when it does not. 0, or -1 after printing
- * why.
+ * ones. Checks first that the map has room, and changes nothing when it
+ * does not. 0, or -1 after printing why.
  */
 int settings_set(int map_fd, const struct cgroup *cg, uint64_t min_ns);
 
