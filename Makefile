@@ -25,7 +25,9 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 	-I$(LIBBPF_INC) -Ibpf
 
 TEST_LIB := tests/lib/harness.c tests/lib/sleep_paths.c
-KERNEL_TESTS := test_slack_hook
+KERNEL_TESTS := test_slack_hook timer_slack_bpf
+KSRC := $(CACHE)/linux-source-6.12
+SELFTEST := $(KSRC)/tools/testing/selftests/timer_slack
 POLICY_TESTS := $(patsubst tests/policy/%.sh,%,$(wildcard tests/policy/*.sh))
 
 .PHONY: deps kernel tools vmroot test demo bench stress fuzz checkpatch clean help
@@ -76,6 +78,18 @@ $(TESTDIR)/test_slack_hook: tests/kernel/test_slack_hook.c $(TEST_LIB) \
 		$(BUILD)/skel/const_slack.skel.h tests/lib/*.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_LIB) $(LDLIBS)
+
+# The series' own kselftest, built from the patched tree as a maintainer
+# would, with our bpftool, statically for the VM. Its make is incremental.
+.PHONY: $(CACHE)/selftest/timer_slack_bpf
+$(CACHE)/selftest/timer_slack_bpf:
+	@mkdir -p $(@D)
+	$(MAKE) -s -C $(SELFTEST) OUTPUT=$(@D) CLANG=$(CLANG) \
+		VMLINUX_BTF=$(KBUILD)/vmlinux BPFTOOL=$(BPFTOOL) LDFLAGS=-static
+
+$(TESTDIR)/timer_slack_bpf: $(CACHE)/selftest/timer_slack_bpf
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
 
 TSLACKCTL_SRCS := $(wildcard src/*.c)
 $(BUILD)/tslackctl: $(TSLACKCTL_SRCS) $(wildcard src/*.h) bpf/tslack.h \

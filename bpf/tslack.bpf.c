@@ -23,7 +23,7 @@ struct {
 	__type(value, struct tslack_cgroup);
 } cgroups SEC(".maps");
 
-void bpf_timer_slack_invalidate(void) __ksym;
+void timer_slack_bpf_invalidate(void) __ksym;
 
 /* The default hierarchy, cgroup v2, is the first one set up: id 0. */
 static bool on_cgroup2(struct cgroup *cgrp)
@@ -70,18 +70,6 @@ int BPF_PROG(tslack_cgroup_rmdir, struct cgroup *cgrp, const char *path)
 	return 0;
 }
 
-/*
- * The kernel reuses each task's last answer until told that it may have
- * changed: when a task moves to another cgroup...
- */
-SEC("tp_btf/cgroup_attach_task")
-int BPF_PROG(tslack_cgroup_attach_task, struct cgroup *dst, const char *path,
-	     struct task_struct *task, bool threadgroup)
-{
-	bpf_timer_slack_invalidate();
-	return 0;
-}
-
 struct write_loop {
 	__u64 entries;
 	long err;
@@ -100,8 +88,10 @@ static long write_entry(__u32 i, void *data)
 }
 
 /*
- * ...and when tslackctl updates the map, which it does only by running
- * this program: see struct tslack_write_args. Returns 0 or -errno.
+ * The kernel reuses each task's last answer while the task stays in its
+ * cgroup, until told that the map changed: tslackctl updates the map only
+ * by running this program, see struct tslack_write_args. Returns 0 or
+ * -errno.
  */
 SEC("syscall")
 int tslack_write(struct tslack_write_args *args)
@@ -111,7 +101,7 @@ int tslack_write(struct tslack_write_args *args)
 
 	n = bpf_loop(args->n, write_entry, &w, 0);
 	/* Also after a failure: what was written must take effect. */
-	bpf_timer_slack_invalidate();
+	timer_slack_bpf_invalidate();
 	return n < 0 ? n : w.err;
 }
 

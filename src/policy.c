@@ -16,10 +16,10 @@
 
 /* The map, the links in the order policy_attach() makes them, the program. */
 static const char *const pins[] = {
-	"cgroups", "policy", "mkdir", "rmdir", "migrate", "write",
+	"cgroups", "policy", "mkdir", "rmdir", "write",
 };
 
-#define NLINKS 4
+#define NLINKS 3
 
 static void explain(const char *what, int err)
 {
@@ -124,8 +124,7 @@ int policy_attach(unsigned int max_cgroups)
 	}
 	links[1] = bpf_program__attach(skel->progs.tslack_cgroup_mkdir);
 	links[2] = bpf_program__attach(skel->progs.tslack_cgroup_rmdir);
-	links[3] = bpf_program__attach(skel->progs.tslack_cgroup_attach_task);
-	if (!links[1] || !links[2] || !links[3]) {
+	if (!links[1] || !links[2]) {
 		err = -errno;
 		explain("attaching the cgroup hooks", err);
 		goto out;

@@ -12,7 +12,7 @@ char _license[] SEC("license") = "GPL";
  */
 __u64 slack_ns = 20000000;
 
-void bpf_timer_slack_invalidate(void) __ksym;
+void timer_slack_bpf_invalidate(void) __ksym;
 
 SEC("struct_ops/effective_slack")
 __u64 BPF_PROG(effective_slack, struct task_struct *p, __u64 slack)
@@ -23,7 +23,7 @@ __u64 BPF_PROG(effective_slack, struct task_struct *p, __u64 slack)
 SEC("syscall")
 int invalidate(void *ctx)
 {
-	bpf_timer_slack_invalidate();
+	timer_slack_bpf_invalidate();
 	return 0;
 }
 
