@@ -45,17 +45,18 @@ done
 # The same at depth 4 with 10,000 more cgroups holding a setting, written
 # in one bpftool batch (tslackctl set would plan each one in turn).
 mkdir -p "$CG/many"
-(cd "$CG/many" && seq -f c%.0f 1 10000 | xargs mkdir)
-batch=/tmp/many.batch
-(cd "$CG/many" && seq -f c%.0f 1 10000 | xargs stat -c %i) |
+names() { awk 'BEGIN { for (i = 1; i <= 10000; i++) print "c" i }'; }
+(cd "$CG/many" && names | xargs mkdir && names | xargs stat -c %i) |
 	awk -v m="$MAP" '{
 		printf "map update pinned %s key", m
-		for (i = 0; i < 8; i++) printf " %d", int($1 / 256 ^ i) % 256
+		v = $1
+		for (i = 0; i < 8; i++) { printf " %d", v % 256; v = int(v / 256) }
 		printf " value 0 225 245 5 0 0 0 0 0 225 245 5 0 0 0 0\n"
-	}' >"$batch"
+	}' >/tmp/many.batch
+[ "$(wc -l </tmp/many.batch)" -eq 10000 ] || exit 1
 for r in $(seq 1 "$R"); do
 	tslackctl attach && tslackctl set l1 50ms || exit 1
-	bpftool batch file "$batch" >/dev/null || exit 1
+	bpftool batch file /tmp/many.batch >/dev/null || exit 1
 	res map_entries "$(tslackctl status | tail -n 1 | cut -d' ' -f5)"
 	res poll_depth4_10k "$(in_cg "$depth4" tslack-bench poll-cost "$CALLS")"
 	res poll_miss_depth4_10k "$(in_cg "$depth4" tslack-bench poll-cost-miss "$CALLS")"
