@@ -150,6 +150,7 @@ int main(void)
 	struct bpf_link *link;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	harness_plan(67);
 	check_prctls("prctl/no_policy", DEFAULT_SLACK, DEFAULT_SLACK);
 	check_sleep_paths("no_policy", 0, POLICY_SLACK);
 

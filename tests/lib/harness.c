@@ -7,6 +7,12 @@
 
 static int failed;
 
+void harness_plan(unsigned int checks)
+{
+	printf("PLAN %u\n", checks);
+	fflush(stdout);
+}
+
 static void vreport(const char *name, bool ok, const char *fmt, va_list ap)
 {
 	if (ok) {

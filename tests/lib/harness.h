@@ -10,6 +10,9 @@
 
 #include "compiler.h"
 
+/* Declare the number of checks; tests/run-in-vm fails a program short of it. */
+void harness_plan(unsigned int checks);
+
 /* Print PASS or FAIL for @name; @fmt explains a failure. Returns @ok. */
 __printf(3, 4) bool report(const char *name, bool ok, const char *fmt, ...);
 

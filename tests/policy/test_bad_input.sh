@@ -3,6 +3,7 @@
 # first line on stderr) and exit status, and leaves the map as it was.
 # Then the callers without privilege.
 . /usr/local/lib/tslack/harness.sh
+plan 53
 
 expect_error "bad/set_before_attach" 1 "tslackctl: tslack is not attached: run 'tslackctl attach' first" \
 	tslackctl set . 1ms

@@ -5,6 +5,7 @@
 # "tslackctl detach && tslackctl attach" always recovers.
 ROUNDS=${1:-40}
 . /usr/local/lib/tslack/harness.sh
+plan 2
 # kill_after USECS COMMAND...: start COMMAND, SIGKILL it after USECS.
 kill_after() {
 	us=$1

@@ -3,6 +3,7 @@
 # documentation example, live updates, migration, cleanup, updates by id,
 # bad input, and oversleep under the policy on every sleep path.
 . /usr/local/lib/tslack/harness.sh
+plan 54
 get() { tslackctl get "$@" | tr '\n' ' '; }
 
 expect_error "bad/set_before_attach" 1 "tslackctl: tslack is not attached: run 'tslackctl attach' first" \
