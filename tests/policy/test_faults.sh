@@ -2,10 +2,12 @@
 # tslackctl killed with SIGKILL at random points of "set" and "attach":
 # what stays is the old state or the new one, never half of it, also for
 # what running tasks see, and
-# "tslackctl detach && tslackctl attach" always recovers.
+# "tslackctl detach && tslackctl attach" always recovers. The kills are
+# spread from the command's start to past its end, and both outcomes must
+# be seen: the kills did land while the command was writing.
 ROUNDS=${1:-40}
 . /usr/local/lib/tslack/harness.sh
-plan 2
+plan 4
 # kill_after USECS COMMAND...: start COMMAND, SIGKILL it after USECS.
 kill_after() {
 	us=$1
@@ -17,6 +19,17 @@ kill_after() {
 	wait "$pid" 2>/dev/null
 }
 
+# duration_us COMMAND...: how long COMMAND takes here, the mean of 10 runs.
+duration_us() {
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	for _ in 1 2 3 4 5 6 7 8 9 10; do "$@" >/dev/null 2>&1; done
+	awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" \
+		'BEGIN { printf "%d", (b - a) * 100000 }'
+}
+
+# kill_delay ROUND USECS: round ROUND of $ROUNDS kills at 0 to 1.5 x USECS.
+kill_delay() { echo $(($2 * $1 * 3 / (2 * ROUNDS))); }
+
 tslackctl detach
 tslackctl attach || { fail faults/attach "tslackctl attach failed"; exit 1; }
 mkdir -p "$CG/f/a/b/c" "$CG/f/a/b2" "$CG/f/x"
@@ -26,12 +39,16 @@ tslackctl set f 10ms
 in_cg_bg f/a/b/c tslack-probe watch 100000 10 >/tmp/fwatch
 watcher=$!
 
-bad=
+bad= kept=0 took=0
+set_us=$(duration_us tslackctl set f 10ms)
 for i in $(seq 1 "$ROUNDS"); do
 	old=$(tslackctl get f | awk '/^min/ { print $2 }')
 	new=$(( (i % 7 + 1) * 1000000 ))
-	kill_after $((RANDOM % 20000)) tslackctl set f "$new"
+	[ "$new" = "$old" ] && new=$((new + 500000))
+	kill_after "$(kill_delay "$i" "$set_us")" tslackctl set f "$new"
 	now=$(tslackctl get f | awk '/^min/ { print $2 }')
+	[ "$now" = "$old" ] && kept=$((kept + 1))
+	[ "$now" = "$new" ] && took=$((took + 1))
 	usleep 50000
 	sees=$(tail -n 1 /tmp/fwatch)
 	if [ "$now" != "$old" ] && [ "$now" != "$new" ]; then
@@ -44,12 +61,18 @@ for i in $(seq 1 "$ROUNDS"); do
 done
 kill "$watcher" && wait "$watcher"
 [ -z "$bad" ] && pass faults/set_killed || fail faults/set_killed "$bad"
+[ "$kept" -gt 0 ] && [ "$took" -gt 0 ] && pass faults/set_kills_spanned_the_write ||
+	fail faults/set_kills_spanned_the_write "a set takes ${set_us} us: $kept kills kept the old value, $took the new"
 
-bad=
+bad= kept=0 took=0
+attach_us=$(duration_us sh -c 'tslackctl detach && tslackctl attach')
 for i in $(seq 1 "$ROUNDS"); do
 	tslackctl detach
-	kill_after $((RANDOM % 60000)) tslackctl attach
-	if tslackctl status | grep -q 'attached: yes'; then
+	kill_after "$(kill_delay "$i" "$attach_us")" tslackctl attach
+	if ! tslackctl status | grep -q 'attached: yes'; then
+		kept=$((kept + 1))
+	else
+		took=$((took + 1))
 		# All or nothing: an attached policy works.
 		tslackctl set f/x 3ms && [ "$(tslackctl get f/x | awk '/^eff/ { print $2 }')" = 3000000 ] ||
 			bad="$bad round $i: attached but set does not work;"
@@ -59,6 +82,8 @@ for i in $(seq 1 "$ROUNDS"); do
 	ls /sys/fs/bpf | grep -q attaching && bad="$bad round $i: $(ls /sys/fs/bpf) left;"
 done
 [ -z "$bad" ] && pass faults/attach_killed || fail faults/attach_killed "$bad"
+[ "$kept" -gt 0 ] && [ "$took" -gt 0 ] && pass faults/attach_kills_spanned_the_attach ||
+	fail faults/attach_kills_spanned_the_attach "detach+attach takes ${attach_us} us: $kept kills left it detached, $took attached"
 
 tslackctl detach
 rmdir "$CG/f/a/b/c" "$CG/f/a/b" "$CG/f/a/b2" "$CG/f/a" "$CG/f/x" "$CG/f"
