@@ -70,15 +70,29 @@ int parse_duration_ns(const char *s, uint64_t *ns, char *err, unsigned long errl
 	return -1;
 }
 
-int parse_cgroup_id(const char *s, uint64_t *id, char *err, unsigned long errlen)
+/* A whole decimal number from @min to @max, nothing around it. */
+static int parse_range(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 {
 	const char *end;
-	int ret;
 
-	ret = parse_u64(s, id, &end);
-	if (ret || *end || *id == 0) {
+	return parse_u64(s, v, &end) || *end || *v < min || *v > max ? -1 : 0;
+}
+
+int parse_cgroup_id(const char *s, uint64_t *id, char *err, unsigned long errlen)
+{
+	if (parse_range(s, 1, UINT64_MAX, id)) {
 		snprintf(err, errlen, "'%s' is not a cgroup id: want a positive decimal number",
 			 s);
+		return -1;
+	}
+	return 0;
+}
+
+int parse_count(const char *s, uint64_t max, uint64_t *n, char *err, unsigned long errlen)
+{
+	if (parse_range(s, 1, max, n)) {
+		snprintf(err, errlen, "'%s' is not a number from 1 to %llu", s,
+			 (unsigned long long)max);
 		return -1;
 	}
 	return 0;

@@ -15,4 +15,7 @@ int parse_duration_ns(const char *s, uint64_t *ns, char *err, unsigned long errl
 /* Parse a cgroup id: a positive decimal number. Same contract. */
 int parse_cgroup_id(const char *s, uint64_t *id, char *err, unsigned long errlen);
 
+/* Parse a count: a decimal number from 1 to @max. Same contract. */
+int parse_count(const char *s, uint64_t max, uint64_t *n, char *err, unsigned long errlen);
+
 #endif

@@ -121,15 +121,12 @@ static bool may_change_policy(void)
 
 static int cmd_attach(int argc, char **argv)
 {
-	unsigned long long max = TSLACK_DEFAULT_MAX_CGROUPS;
-	char *end;
+	uint64_t max = TSLACK_DEFAULT_MAX_CGROUPS;
+	char err[512];
 
 	if (argc == 3 && !strcmp(argv[1], "--max-cgroups")) {
-		errno = 0;
-		max = strtoull(argv[2], &end, 10);
-		if (errno || *end || !max || max > 1 << 24 || argv[2][0] == '-')
-			return usage_error("--max-cgroups: '%s' is not a number from 1 to %u",
-					   argv[2], 1 << 24);
+		if (parse_count(argv[2], 1 << 24, &max, err, sizeof(err)))
+			return usage_error("--max-cgroups: %s", err);
 	} else if (argc != 1) {
 		return usage_error("usage: tslackctl attach [--max-cgroups N]");
 	}
@@ -187,13 +184,22 @@ static int cmd_set(int argc, char **argv)
 	uint64_t ns;
 	int i = 1, ret, fd;
 
-	ret = resolve_cgroup(argc, argv, &i, &cg);
+	/* Usage errors first: CGROUP is one argument, or two with --id. */
+	if (argc > 1 && !strcmp(argv[1], "--id")) {
+		if (argc == 2)
+			return usage_error("--id needs a cgroup id");
+		i = 2;
+	}
+	if (i + 1 >= argc)
+		return usage_error(i >= argc ? "missing CGROUP" : "missing SLACK");
+	if (i + 2 != argc)
+		return usage_error("too many arguments");
+	if (parse_duration_ns(argv[i + 1], &ns, err, sizeof(err)))
+		return usage_error("%s", err);
+	i = 1;
+	ret = resolve_cgroup(argc - 1, argv, &i, &cg);
 	if (ret)
 		return ret;
-	if (i != argc - 1)
-		return usage_error(i >= argc ? "missing SLACK" : "too many arguments");
-	if (parse_duration_ns(argv[i], &ns, err, sizeof(err)))
-		return usage_error("%s", err);
 	if (!may_change_policy())
 		return EXIT_RUNTIME;
 	fd = policy_map_fd();
@@ -453,8 +459,9 @@ static int cmd_check(int argc, char **argv)
 	close(fd);
 	if (n < 0)
 		return EXIT_RUNTIME;
+	/* The differences are on stdout: so is their count. */
 	if (n)
-		fprintf(stderr, "tslackctl: %ld entries differ from the cgroup tree\n", n);
+		printf("%ld entries differ from the cgroup tree\n", n);
 	return n ? EXIT_RUNTIME : 0;
 }
 

@@ -57,5 +57,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		   strtoull(s, NULL, 10) != v) {
 		abort();
 	}
+
+	/* A count is the same, bounded: --max-cgroups. */
+	err[0] = '\0';
+	if (parse_count(s, 1 << 24, &v, err, sizeof(err))) {
+		if (!err[0])
+			abort();
+	} else if (v == 0 || v > 1 << 24 || strspn(s, "0123456789") != strlen(s) ||
+		   strtoull(s, NULL, 10) != v) {
+		abort();
+	}
 	return 0;
 }

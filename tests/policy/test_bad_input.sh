@@ -3,7 +3,7 @@
 # first line on stderr) and exit status, and leaves the map as it was.
 # Then the callers without privilege.
 . /usr/local/lib/tslack/harness.sh
-plan 53
+plan 58
 
 expect_error "bad/set_before_attach" 1 "tslackctl: tslack is not attached: run 'tslackctl attach' first" \
 	tslackctl set . 1ms
@@ -49,6 +49,9 @@ id_not_number|2|tslackctl: 'x1' is not a cgroup id: want a positive decimal numb
 id_zero|2|tslackctl: '0' is not a cgroup id: want a positive decimal number|set --id 0 1ms
 id_negative|2|tslackctl: '-3' is not a cgroup id: want a positive decimal number|set --id -3 1ms
 id_missing|2|tslackctl: --id needs a cgroup id|set --id
+id_missing_slack|2|tslackctl: missing SLACK|set --id 999999
+usage_before_path|2|tslackctl: 'abc' is not a duration: $dur|set nope abc
+usage_before_id|2|tslackctl: 'abc' is not a duration: $dur|set --id 999999 abc
 get_no_such_path|1|tslackctl: nope: no such cgroup|get nope
 get_no_such_id|1|tslackctl: no cgroup has id 999999|get --id 999999
 get_extra|2|tslackctl: too many arguments|get s s
@@ -58,11 +61,24 @@ get_json_pid|2|tslackctl: usage: tslackctl get --pid PID|get --json --pid 1
 attach_twice|1|tslackctl: already attached (/sys/fs/bpf/tslack exists); 'tslackctl detach' first|attach
 attach_max_zero|2|tslackctl: --max-cgroups: '0' is not a number from 1 to 16777216|attach --max-cgroups 0
 attach_max_garbage|2|tslackctl: --max-cgroups: 'abc' is not a number from 1 to 16777216|attach --max-cgroups abc
+attach_max_above|2|tslackctl: --max-cgroups: '16777217' is not a number from 1 to 16777216|attach --max-cgroups 16777217
 attach_extra|2|tslackctl: usage: tslackctl attach [--max-cgroups N]|attach now
 detach_extra|2|tslackctl: usage: tslackctl detach|detach now
 status_extra|2|tslackctl: usage: tslackctl status|status now
 list_extra|2|tslackctl: usage: tslackctl list|list now
 TABLE
+
+# check reports on one stream, stdout: each difference, then their count.
+# A stale entry for id 999999 (0xf423f), written behind tslackctl's back.
+stale="key 63 66 15 0 0 0 0 0"
+# shellcheck disable=SC2086
+bpftool map update pinned "$MAP" $stale value 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+out=$(tslackctl check 2>/dev/null)
+rc=$?
+eq "check/one_stream" "id 999999: stale entry, no such cgroup|1 entries differ from the cgroup tree|exit 1" \
+	"$(printf '%s\n' "$out" | tr '\n' '|')exit $rc"
+# shellcheck disable=SC2086
+bpftool map delete pinned "$MAP" $stale
 
 # Without privilege: nobody, and root without CAP_BPF and CAP_SYS_ADMIN.
 denied="tslackctl: permission denied (needs root: CAP_BPF and CAP_SYS_ADMIN)"
