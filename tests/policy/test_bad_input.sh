@@ -3,7 +3,7 @@
 # first line on stderr) and exit status, and leaves the map as it was.
 # Then the callers without privilege.
 . /usr/local/lib/tslack/harness.sh
-plan 58
+plan 59
 
 expect_error "bad/set_before_attach" 1 "tslackctl: tslack is not attached: run 'tslackctl attach' first" \
 	tslackctl set . 1ms
@@ -61,6 +61,7 @@ get_json_pid|2|tslackctl: usage: tslackctl get --pid PID|get --json --pid 1
 attach_twice|1|tslackctl: already attached (/sys/fs/bpf/tslack exists); 'tslackctl detach' first|attach
 attach_max_zero|2|tslackctl: --max-cgroups: '0' is not a number from 1 to 16777216|attach --max-cgroups 0
 attach_max_garbage|2|tslackctl: --max-cgroups: 'abc' is not a number from 1 to 16777216|attach --max-cgroups abc
+attach_max_plus|2|tslackctl: --max-cgroups: '+5' is not a number from 1 to 16777216|attach --max-cgroups +5
 attach_max_above|2|tslackctl: --max-cgroups: '16777217' is not a number from 1 to 16777216|attach --max-cgroups 16777217
 attach_extra|2|tslackctl: usage: tslackctl attach [--max-cgroups N]|attach now
 detach_extra|2|tslackctl: usage: tslackctl detach|detach now
