@@ -32,12 +32,17 @@ static void explain(const char *what, int err)
 		fprintf(stderr, "tslackctl: %s: %s\n", what, strerror(err));
 }
 
-/* The pin directory is 0700, but anyone may see that it exists. */
-bool policy_attached(void)
+int policy_attached(void)
 {
 	struct stat st;
 
-	return stat(TSLACK_PIN_DIR, &st) == 0;
+	if (!stat(TSLACK_PIN_DIR, &st))
+		return 1;
+	if (errno == ENOENT)
+		return 0;
+	/* systemd mounts bpffs 0700: then only root may even look. */
+	explain(TSLACK_PIN_DIR, errno);
+	return -1;
 }
 
 /* Remove a pin directory and what is pinned in it; missing is fine. */
@@ -90,9 +95,12 @@ int policy_attach(unsigned int max_cgroups)
 	struct bpf_link *links[NLINKS] = {};
 	struct tslack_bpf *skel;
 	unsigned int i;
-	int err;
+	int err, ret;
 
-	if (policy_attached()) {
+	ret = policy_attached();
+	if (ret < 0)
+		return -1;
+	if (ret) {
 		fprintf(stderr,
 			"tslackctl: already attached (%s exists); 'tslackctl detach' first\n",
 			TSLACK_PIN_DIR);
@@ -184,9 +192,12 @@ int policy_detach(void)
 
 int policy_map_fd(void)
 {
-	int fd;
+	int fd, ret;
 
-	if (!policy_attached()) {
+	ret = policy_attached();
+	if (ret < 0)
+		return -1;
+	if (!ret) {
 		fprintf(stderr,
 			"tslackctl: tslack is not attached: run 'tslackctl attach' first\n");
 		return -1;

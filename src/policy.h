@@ -26,7 +26,8 @@ int policy_attach(unsigned int max_cgroups);
  */
 int policy_detach(void);
 
-bool policy_attached(void);
+/* 1 if attached, 0 if not, -1 after printing why it cannot be told. */
+int policy_attached(void);
 
 /* A file descriptor of the pinned map, or -1 after printing why. */
 int policy_map_fd(void);

@@ -149,13 +149,16 @@ static int cmd_status(int argc, char **argv)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
+	int fd, attached;
 	long n;
-	int fd;
 
 	(void)argv;
 	if (argc != 1)
 		return usage_error("usage: tslackctl status");
-	if (!policy_attached()) {
+	attached = policy_attached();
+	if (attached < 0)
+		return EXIT_RUNTIME;
+	if (!attached) {
 		printf("attached: no\n");
 		return 0;
 	}
@@ -227,11 +230,11 @@ static void print_json_string(const char *s)
 /* The cgroup's entry; zeros when the policy is not attached. */
 static int read_setting(const struct cgroup *cg, struct tslack_cgroup *val)
 {
-	int fd;
+	int fd, attached = policy_attached();
 
 	memset(val, 0, sizeof(*val));
-	if (!policy_attached())
-		return 0;
+	if (attached <= 0)
+		return attached;
 	fd = policy_map_fd();
 	if (fd < 0)
 		return -1;
