@@ -3,11 +3,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 #include <linux/magic.h>
 
 #include "cgroup.h"
@@ -64,10 +66,18 @@ static int cgroup_from_abs(const char *abs, struct cgroup *cg, char *err,
 	return 0;
 }
 
+/* Is the absolute path @path the cgroup2 mount @mnt or below it? */
+static bool under_mount(const char *path, const char *mnt)
+{
+	size_t n = strlen(mnt);
+
+	return !strncmp(path, mnt, n) && (path[n] == '/' || !path[n]);
+}
+
 int cgroup_by_path(const char *arg, struct cgroup *cg, char *err, unsigned long errlen)
 {
 	const char *mnt = cgroup2_mount();
-	char joined[PATH_MAX * 2], abs[PATH_MAX];
+	char joined[PATH_MAX * 2], abs[PATH_MAX], cwd[PATH_MAX];
 
 	if (!mnt) {
 		snprintf(err, errlen, "cgroup2 is not mounted");
@@ -77,8 +87,14 @@ int cgroup_by_path(const char *arg, struct cgroup *cg, char *err, unsigned long 
 		snprintf(err, errlen, "empty cgroup path");
 		return -1;
 	}
-	if (arg[0] == '/')
+	if (arg[0] == '/' && !under_mount(arg, mnt))
+		/* A cgroup path, as tslackctl and /proc/PID/cgroup print it. */
+		snprintf(joined, sizeof(joined), "%s%s", mnt, arg);
+	else if (arg[0] == '/')
 		snprintf(joined, sizeof(joined), "%s", arg);
+	else if (getcwd(cwd, sizeof(cwd)) && under_mount(cwd, mnt))
+		/* Relative to where the user stands, as for any file. */
+		snprintf(joined, sizeof(joined), "%s/%s", cwd, arg);
 	else
 		snprintf(joined, sizeof(joined), "%s/%s", mnt, arg);
 	if (!realpath(joined, abs)) {

@@ -24,11 +24,11 @@ no_command|2|tslackctl: missing COMMAND|
 unknown_command|2|tslackctl: unknown command 'frobnicate'|frobnicate
 no_such_path|1|tslackctl: nope: no such cgroup|set nope 1ms
 no_such_abs_path|1|tslackctl: /sys/fs/cgroup/nope: no such cgroup|set /sys/fs/cgroup/nope 1ms
-outside_cgroup2|1|tslackctl: /tmp: not in the cgroup2 hierarchy (/sys/fs/cgroup)|set /tmp 1ms
+outside_cgroup2|1|tslackctl: /tmp: no such cgroup|set /tmp 1ms
 dotdot_outside|1|tslackctl: ../../../tmp: not in the cgroup2 hierarchy (/sys/fs/cgroup)|set ../../../tmp 1ms
-bpffs|1|tslackctl: /sys/fs/bpf: not in the cgroup2 hierarchy (/sys/fs/cgroup)|set /sys/fs/bpf 1ms
+bpffs|1|tslackctl: /sys/fs/bpf: no such cgroup|set /sys/fs/bpf 1ms
 regular_file|1|tslackctl: s/cgroup.procs: not a cgroup (a cgroup is a directory)|set s/cgroup.procs 1ms
-file_outside|1|tslackctl: /tmp/file: not in the cgroup2 hierarchy (/sys/fs/cgroup)|set /tmp/file 1ms
+file_outside|1|tslackctl: /tmp/file: no such cgroup|set /tmp/file 1ms
 missing_cgroup|2|tslackctl: missing CGROUP|set
 unknown_option|2|tslackctl: unknown option '--bogus'|set --bogus 1ms
 missing_slack|2|tslackctl: missing SLACK|set s

@@ -3,7 +3,7 @@
 # documentation example, live updates, migration, cleanup, updates by id,
 # bad input, and oversleep under the policy on every sleep path.
 . /usr/local/lib/tslack/harness.sh
-plan 54
+plan 58
 get() { tslackctl get "$@" | tr '\n' ' '; }
 
 expect_error "bad/set_before_attach" 1 "tslackctl: tslack is not attached: run 'tslackctl attach' first" \
@@ -40,6 +40,12 @@ eq "subtree/kernel_deep" 20000000 "$(slack_in s/d1/d2/d3)"
 eq "subtree/outside_untouched" 50000 "$(slack_in .)"
 eq "get/json" '{"path": "/s/d1", "id": '"$(stat -c %i $CG/s/d1)"', "min_slack_ns": 0, "effective_slack_ns": 20000000}' \
 	"$(tslackctl get --json s/d1)"
+# Every path form tslackctl prints is accepted back; relative paths are
+# relative to the current directory inside cgroup2.
+eq "path/printed_form" "$(get s/d1)" "$(get /s/d1)"
+eq "path/list_form" "$(get s/d1)" "$(get "$(tslackctl list | awk '$1 ~ /d1$/ { print $1 }')")"
+eq "path/relative_to_cwd" "$(get s/d1)" "$(cd "$CG/s" && get d1)"
+eq "path/dot_is_cwd" "$(get s)" "$(cd "$CG/s" && get .)"
 
 # A task that is asleep sees a change at its next sleep, and a move.
 mkdir "$CG/t1" "$CG/t2"
