@@ -23,6 +23,8 @@
 #include "settings.h"
 
 enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+/* status answers like systemctl is-active (LSB): not running, unknown. */
+enum { EXIT_NOT_ATTACHED = 3, EXIT_UNKNOWN = 4 };
 
 static const char usage_text[] =
 	"Usage: tslackctl COMMAND [ARG]...\n"
@@ -48,7 +50,9 @@ static const char usage_text[] =
 	"ancestors; a task sleeps with the larger of its own slack and its\n"
 	"cgroup's effective slack, realtime and deadline tasks with none.\n"
 	"\n"
-	"Exit status: 0 on success, 1 on a runtime failure, 2 on a usage error.\n";
+	"Exit status: 0 on success, 1 on a runtime failure, 2 on a usage error;\n"
+	"status: 0 attached, 3 not attached, 4 cannot tell (like systemctl\n"
+	"is-active).\n";
 
 static __printf(1, 2) int usage_error(const char *fmt, ...);
 
@@ -159,10 +163,10 @@ static int cmd_status(int argc, char **argv)
 		return usage_error("usage: tslackctl status");
 	attached = policy_attached();
 	if (attached < 0)
-		return EXIT_RUNTIME;
+		return EXIT_UNKNOWN;
 	if (!attached) {
 		printf("attached: no\n");
-		return 0;
+		return EXIT_NOT_ATTACHED;
 	}
 	printf("attached: yes (%s)\n", TSLACK_PIN_DIR);
 	/* Everyone may ask; only root may count. */

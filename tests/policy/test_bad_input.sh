@@ -96,7 +96,7 @@ done
 # tslack is attached, and says so instead of "attached: no" and zeros.
 pin_denied="tslackctl: /sys/fs/bpf/tslack: permission denied (needs root: CAP_BPF and CAP_SYS_ADMIN)"
 expect_error "priv/nobody_get" 1 "$pin_denied" tslack-probe as-user 65534 tslackctl get s
-expect_error "priv/nobody_status" 1 "$pin_denied" tslack-probe as-user 65534 tslackctl status
+expect_error "priv/nobody_status" 4 "$pin_denied" tslack-probe as-user 65534 tslackctl status
 expect_error "priv/nobody_map_update" 255 \
 	"Error: bpf obj get (/sys/fs/bpf/tslack): directory not in bpf file system (bpffs)" \
 	tslack-probe as-user 65534 bpftool map update pinned "$MAP" key 1 0 0 0 0 0 0 0 value 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0

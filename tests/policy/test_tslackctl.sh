@@ -3,15 +3,17 @@
 # documentation example, live updates, migration, cleanup, updates by id,
 # bad input, and oversleep under the policy on every sleep path.
 . /usr/local/lib/tslack/harness.sh
-plan 58
+plan 60
 get() { tslackctl get "$@" | tr '\n' ' '; }
 
 expect_error "bad/set_before_attach" 1 "tslackctl: tslack is not attached: run 'tslackctl attach' first" \
 	tslackctl set . 1ms
 eq "cli/help" 0 "$(tslackctl --help >/dev/null; echo $?)"
 eq "cli/status_detached" "attached: no" "$(tslackctl status)"
+eq "cli/status_exit_detached" 3 "$(tslackctl status >/dev/null; echo $?)"
 
 tslackctl attach || { fail attach "tslackctl attach failed"; exit 1; }
+eq "cli/status_exit_attached" 0 "$(tslackctl status >/dev/null; echo $?)"
 eq "cli/status_attached" "cgroups with a setting: 0 of 16384" "$(tslackctl status | tail -n 1)"
 
 # The example of Documentation/cgroups/timer_slack.txt (2011), on the root.
