@@ -30,7 +30,8 @@ KSRC := $(CACHE)/linux-source-6.12
 SELFTEST := $(KSRC)/tools/testing/selftests/timer_slack
 POLICY_TESTS := $(patsubst tests/policy/%.sh,%,$(wildcard tests/policy/*.sh))
 
-.PHONY: deps kernel tools vmroot test demo bench stress fuzz checkpatch clean help
+.PHONY: deps kernel tools vmroot test demo bench stress fuzz checkpatch clean help \
+	install install-tools uninstall
 .DEFAULT_GOAL := help
 
 help:
@@ -42,6 +43,8 @@ help:
 	@echo 'make checkpatch  scripts/checkpatch.pl --strict on kernel-patch/'
 	@echo 'make kernel  build the patched kernel incrementally in $(CACHE)'
 	@echo 'make vmroot  build the programs that go into the VM'
+	@echo 'make install install tslackctl, its man page, completion and tslack.service'
+	@echo '             (PREFIX=$(PREFIX), DESTDIR=); needs only the patched tree'
 	@echo 'make deps    apt-get install what is missing'
 	@echo 'make clean   remove build/ (the kernel cache stays)'
 
@@ -55,8 +58,11 @@ tools: kernel
 	vmtest/build-tools
 
 # Everything below needs 'make kernel tools' first; 'test' runs them in order.
+# Without a built kernel, the committed vmlinux.h is used as it is.
+ifneq ($(wildcard $(KBUILD)/vmlinux),)
 bpf/vmlinux.h: $(KBUILD)/vmlinux vmlinux.h.gen
 	./vmlinux.h.gen
+endif
 
 define bpf_object
 	@mkdir -p $(@D)
@@ -91,11 +97,12 @@ $(TESTDIR)/timer_slack_bpf: $(CACHE)/selftest/timer_slack_bpf
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
 TSLACKCTL_SRCS := $(wildcard src/*.c)
 $(BUILD)/tslackctl: $(TSLACKCTL_SRCS) $(wildcard src/*.h) bpf/tslack.h \
 		$(BUILD)/skel/tslack.skel.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TSLACKCTL_SRCS) $(LDLIBS)
+	$(CC) $(CFLAGS) -DTSLACK_VERSION='"$(VERSION)"' $(LDFLAGS) -o $@ $(TSLACKCTL_SRCS) $(LDLIBS)
 
 $(VMROOT)/usr/local/sbin/tslackctl: $(BUILD)/tslackctl
 	@mkdir -p $(@D)
@@ -144,10 +151,39 @@ vmroot: $(addprefix $(TESTDIR)/,$(KERNEL_TESTS) $(POLICY_TESTS)) \
 	$(VMROOT)/usr/local/bin/tslack-run-bench $(VMROOT)/usr/local/bin/tslack-stress \
 	$(VMROOT)/usr/local/lib/tslack/harness.sh
 
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+INSTALLED := $(SBINDIR)/tslackctl $(MANDIR)/man8/tslackctl.8 \
+	$(BASHCOMPDIR)/tslackctl $(UNITDIR)/tslack.service
+
+# tslackctl needs libbpf and bpftool from the patched tree, not the kernel.
+install-tools: deps
+	vmtest/build-kernel --tree
+	vmtest/build-tools
+
+$(BUILD)/tslack.service: dist/tslack.service.in
+	@mkdir -p $(@D)
+	sed 's|@SBINDIR@|$(SBINDIR)|g' $< > $@
+
+install: $(BUILD)/tslack.service
+	[ -x $(LIBBPF_A) ] || [ -f $(LIBBPF_A) ] || $(MAKE) install-tools
+	$(MAKE) $(BUILD)/tslackctl
+	install -D -m 0755 $(BUILD)/tslackctl $(DESTDIR)$(SBINDIR)/tslackctl
+	install -D -m 0644 src/tslackctl.8 $(DESTDIR)$(MANDIR)/man8/tslackctl.8
+	install -D -m 0644 dist/tslackctl.bash $(DESTDIR)$(BASHCOMPDIR)/tslackctl
+	install -D -m 0644 $(BUILD)/tslack.service $(DESTDIR)$(UNITDIR)/tslack.service
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+
 # Host-side checks first; their PASS/FAIL lines count in the summary.
 test: tools
 	$(MAKE) vmroot
 	tests/fuzz/run $(or $(FUZZ_SECONDS),20) > $(BUILD)/host-results.txt || true
+	tests/host/test_install.sh >> $(BUILD)/host-results.txt || true
 	TSLACK_HOST_RESULTS=$(BUILD)/host-results.txt vmtest/run-tests
 
 fuzz:

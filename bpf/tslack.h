@@ -1,41 +1,40 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The tslack map, shared by the BPF policy and tslackctl.
+ * The tslack settings map, shared by the BPF policy, tslackctl and any
+ * script that writes it with bpftool.
  *
- * One entry per cgroup v2 whose timer slack is raised, keyed by the cgroup
- * id (the inode number of its cgroupfs directory). effective_slack_ns is
- * kept equal to the max of the cgroup's own min_slack_ns and its parent's
- * effective_slack_ns, so asking the policy costs one lookup at any depth
- * (the kernel then reuses the answer until invalidated). tslackctl
- * maintains it on "set"; the policy copies the parent's entry when a
- * cgroup is created and deletes the entry when it is removed.
+ * One entry per cgroup v2 that has a setting, keyed by the cgroup id (the
+ * inode number of its cgroupfs directory), holding only what was set for
+ * it. The policy computes the rest at a task's sleep, walking from the
+ * root to the task's cgroup:
+ *
+ *	imposed = min(max of min_slack_ns on the path,
+ *		      min of the non-zero max_slack_ns on the path)
+ *
+ * and the kernel makes the task sleep with max(its own slack, imposed),
+ * realtime and deadline tasks with none.
  */
 #ifndef TSLACK_H
 #define TSLACK_H
 
-struct tslack_cgroup {
+struct tslack_setting {
+	/* Slack the cgroup and its subtree sleep with at least; 0: none. */
 	__u64 min_slack_ns;
-	__u64 effective_slack_ns;
+	/*
+	 * Cap on what minimums impose on the cgroup and its subtree, its
+	 * own included; 0: no cap. 1 exempts the subtree: its tasks keep
+	 * their own slack.
+	 */
+	__u64 max_slack_ns;
 };
+
+/* Cgroups with a setting the map holds, unless attach says otherwise. */
+#define TSLACK_DEFAULT_MAX_CGROUPS 16384
 
 /*
- * tslackctl writes the map through the tslack_write program, which stores
- * @n entries read from the user address @entries and then makes every
- * task ask the policy again: one system call, so a kill cannot leave
- * tasks with the old slack and the map with the new one.
+ * How long the kernel may reuse a task's answer: a direct write to the
+ * map, which nobody reports, is seen within this many milliseconds.
  */
-struct tslack_entry {
-	__u64 id;
-	struct tslack_cgroup val;
-};
-
-struct tslack_write_args {
-	__u64 entries;
-	__u32 n;
-	__u32 pad;
-};
-
-/* Cgroups with a raised slack the map holds, unless attach says otherwise. */
-#define TSLACK_DEFAULT_MAX_CGROUPS 16384
+#define TSLACK_MAX_CACHE_AGE_MS 100
 
 #endif

@@ -26,9 +26,17 @@ sleeper
 say tslackctl set session 0
 echo "... and back to the default:"
 sleeper
-mkdir -p "$CG/session/app"
+mkdir -p "$CG/session/app" "$CG/session/audio"
 say tslackctl set session 50ms
+echo
+echo "An audio player must not gain 50 ms: exempt its cgroup."
+say tslackctl exempt session/audio
 say tslackctl list
-say bpftool map dump pinned /sys/fs/bpf/tslack/cgroups
+say bpftool map dump pinned /sys/fs/bpf/tslack/settings
+echo
+echo "A script can write the map with bpftool alone (min 80 ms, no cap):"
+say bpftool map update pinned /sys/fs/bpf/tslack/settings \
+	key $(le64 "$(stat -c %i "$CG/session/app")") value $(le64 80000000) $(le64 0)
+say tslackctl get session/app
 say tslackctl detach
-rmdir "$CG/session/app" "$CG/session"
+rmdir "$CG/session/app" "$CG/session/audio" "$CG/session"

@@ -6,9 +6,11 @@
 #include <stdint.h>
 
 /*
- * Parse a duration: a whole number of nanoseconds, optionally followed by
- * a unit, ns, us, ms or s ("20ms", "50000", "1s"). Returns 0, or -1 with
- * a message for the user in @err (of @errlen bytes).
+ * Parse a duration as systemd's TimerSlackNSec= takes it: a whole number
+ * of nanoseconds ("50000"), or terms of a number, maybe with a fraction,
+ * and a unit, ns, us, ms, s, min or h and their long forms ("20ms",
+ * "1.5ms", "1s 500ms"). Returns 0, or -1 with a message for the user in
+ * @err (of @errlen bytes).
  */
 int parse_duration_ns(const char *s, uint64_t *ns, char *err, unsigned long errlen);
 

@@ -2,9 +2,11 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -14,14 +16,15 @@
 #include "policy.h"
 #include "tslack.skel.h"
 
-/* The map, the links in the order policy_attach() makes them, the program. */
+/*
+ * What attach pins, the policy's link first: detach unpins in this order,
+ * so that tslack is detached as soon as it starts, even if it is killed.
+ */
 static const char *const pins[] = {
-	"cgroups", "policy", "mkdir", "rmdir", "write",
+	"policy", "settings", "mkdir", "rmdir", "invalidate",
 };
 
-#define NLINKS 3
-
-static void explain(const char *what, int err)
+void policy_explain(const char *what, int err)
 {
 	err = err < 0 ? -err : err;
 	if (err == EPERM || err == EACCES)
@@ -32,16 +35,21 @@ static void explain(const char *what, int err)
 		fprintf(stderr, "tslackctl: %s: %s\n", what, strerror(err));
 }
 
+static void not_attached(void)
+{
+	fprintf(stderr, "tslackctl: tslack is not attached: run 'tslackctl attach' first\n");
+}
+
 int policy_attached(void)
 {
 	struct stat st;
 
-	if (!stat(TSLACK_PIN_DIR, &st))
+	if (!stat(TSLACK_LINK_PIN, &st))
 		return 1;
 	if (errno == ENOENT)
 		return 0;
 	/* systemd mounts bpffs 0700: then only root may even look. */
-	explain(TSLACK_PIN_DIR, errno);
+	policy_explain(TSLACK_PIN_DIR, errno);
 	return -1;
 }
 
@@ -89,12 +97,64 @@ static void remove_dead_attaches(void)
 	closedir(d);
 }
 
+/* The pin directory, locked; -ENOENT if there is none. */
+static int lock_pin_dir(void)
+{
+	int fd;
+
+	fd = open(TSLACK_PIN_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX)) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+/* What a detach killed after unpinning the link left; none is fine. */
+static int remove_dead_detach(void)
+{
+	int lock, err;
+
+	lock = lock_pin_dir();
+	if (lock == -ENOENT)
+		return 0;
+	if (lock < 0)
+		return lock;
+	err = faccessat(lock, "policy", F_OK, AT_SYMLINK_NOFOLLOW) ? -errno : -EEXIST;
+	if (err == -ENOENT)
+		err = unpin_dir(TSLACK_PIN_DIR);
+	close(lock);
+	return err;
+}
+
+static int pin_all(struct tslack_bpf *skel, const char *dir)
+{
+	struct bpf_link *links[] = {
+		skel->links.tslack, NULL,
+		skel->links.tslack_cgroup_mkdir, skel->links.tslack_cgroup_rmdir,
+	};
+	char path[256];
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; !err && i < ARRAY_SIZE(pins); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, pins[i]);
+		if (i == 1)
+			err = bpf_map__pin(skel->maps.settings, path);
+		else if (i < ARRAY_SIZE(links))
+			err = bpf_link__pin(links[i], path);
+		else
+			err = bpf_program__pin(skel->progs.tslack_invalidate, path);
+	}
+	return err;
+}
+
 int policy_attach(unsigned int max_cgroups)
 {
-	char tmpdir[64], path[256];
-	struct bpf_link *links[NLINKS] = {};
 	struct tslack_bpf *skel;
-	unsigned int i;
+	char tmpdir[64];
 	int err, ret;
 
 	ret = policy_attached();
@@ -103,75 +163,61 @@ int policy_attach(unsigned int max_cgroups)
 	if (ret) {
 		fprintf(stderr,
 			"tslackctl: already attached (%s exists); 'tslackctl detach' first\n",
-			TSLACK_PIN_DIR);
+			TSLACK_LINK_PIN);
 		return -1;
 	}
 	remove_dead_attaches();
-	skel = tslack_bpf__open();
-	if (!skel) {
-		explain("opening the policy", errno);
+	err = remove_dead_detach();
+	if (err) {
+		policy_explain(TSLACK_PIN_DIR, err == -EEXIST ? EBUSY : err);
 		return -1;
 	}
-	err = bpf_map__set_max_entries(skel->maps.cgroups, max_cgroups);
+	skel = tslack_bpf__open();
+	if (!skel) {
+		policy_explain("opening the policy", errno);
+		return -1;
+	}
+	err = bpf_map__set_max_entries(skel->maps.settings, max_cgroups);
 	if (!err)
 		err = tslack_bpf__load(skel);
 	if (err) {
-		explain("loading the policy", err);
-		tslack_bpf__destroy(skel);
-		return -1;
-	}
-	links[0] = bpf_map__attach_struct_ops(skel->maps.tslack);
-	if (!links[0]) {
-		err = -errno;
-		if (err == -EBUSY)
-			fprintf(stderr,
-				"tslackctl: attaching: another timer slack policy is attached\n");
-		else
-			explain("attaching the policy", err);
+		policy_explain("loading the policy", err);
 		goto out;
 	}
-	links[1] = bpf_program__attach(skel->progs.tslack_cgroup_mkdir);
-	links[2] = bpf_program__attach(skel->progs.tslack_cgroup_rmdir);
-	if (!links[1] || !links[2]) {
-		err = -errno;
-		explain("attaching the cgroup hooks", err);
+	err = tslack_bpf__attach(skel);
+	if (err == -EBUSY) {
+		fprintf(stderr, "tslackctl: attaching: another timer slack policy is attached\n");
+		goto out;
+	} else if (err) {
+		policy_explain("attaching the policy", err);
 		goto out;
 	}
 
 	/*
 	 * Pin in a private directory, then rename it into place, so that a
-	 * crash leaves either no policy or a complete one.
+	 * crash leaves either no policy or a complete one. bpffs refuses
+	 * dots in names.
 	 */
-	/* bpffs refuses dots in names. */
 	snprintf(tmpdir, sizeof(tmpdir), "/sys/fs/bpf/" ATTACHING_PREFIX "%d", getpid());
 	unpin_dir(tmpdir);
 	if (mkdir(tmpdir, 0700)) {
 		err = -errno;
-		explain(tmpdir, err);
+		policy_explain(tmpdir, err);
 		goto out;
 	}
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, pins[0]);
-	err = bpf_map__pin(skel->maps.cgroups, path);
-	for (i = 0; !err && i < NLINKS; i++) {
-		snprintf(path, sizeof(path), "%s/%s", tmpdir, pins[i + 1]);
-		err = bpf_link__pin(links[i], path);
-	}
-	if (!err) {
-		snprintf(path, sizeof(path), "%s/%s", tmpdir, pins[NLINKS + 1]);
-		err = bpf_program__pin(skel->progs.tslack_write, path);
-	}
+	err = pin_all(skel, tmpdir);
 	if (!err && rename(tmpdir, TSLACK_PIN_DIR))
 		err = -errno;
 	if (err) {
-		explain("pinning the policy", err);
+		policy_explain("pinning the policy", err);
 		unpin_dir(tmpdir);
 	}
 out:
 	/* Once pinned, the pins keep the links: only drop our references. */
-	for (i = 0; i < NLINKS; i++) {
-		if (!err)
-			bpf_link__disconnect(links[i]);
-		bpf_link__destroy(links[i]);
+	if (!err) {
+		bpf_link__disconnect(skel->links.tslack);
+		bpf_link__disconnect(skel->links.tslack_cgroup_mkdir);
+		bpf_link__disconnect(skel->links.tslack_cgroup_rmdir);
 	}
 	tslack_bpf__destroy(skel);
 	return err ? -1 : 0;
@@ -179,15 +225,42 @@ out:
 
 int policy_detach(void)
 {
-	int err;
+	int lock, err;
 
 	remove_dead_attaches();
-	err = unpin_dir(TSLACK_PIN_DIR);
+	lock = lock_pin_dir();
+	if (lock == -ENOENT)
+		return 0;
+	err = lock < 0 ? lock : unpin_dir(TSLACK_PIN_DIR);
+	if (lock >= 0)
+		close(lock);
 	if (err) {
-		explain("detaching", err);
+		policy_explain("detaching", err);
 		return -1;
 	}
 	return 0;
+}
+
+int policy_lock(void)
+{
+	int lock;
+
+	lock = lock_pin_dir();
+	if (lock >= 0 && faccessat(lock, "policy", F_OK, AT_SYMLINK_NOFOLLOW)) {
+		/* A detach ran while we waited: it unpins the link first. */
+		close(lock);
+		lock = -errno;
+	}
+	if (lock == -ENOENT)
+		not_attached();
+	else if (lock < 0)
+		policy_explain(TSLACK_PIN_DIR, lock);
+	return lock < 0 ? -1 : lock;
+}
+
+void policy_unlock(int lock)
+{
+	close(lock);
 }
 
 int policy_map_fd(void)
@@ -198,49 +271,29 @@ int policy_map_fd(void)
 	if (ret < 0)
 		return -1;
 	if (!ret) {
-		fprintf(stderr,
-			"tslackctl: tslack is not attached: run 'tslackctl attach' first\n");
+		not_attached();
 		return -1;
 	}
 	fd = bpf_obj_get(TSLACK_MAP_PIN);
 	if (fd < 0)
-		explain(TSLACK_MAP_PIN, fd);
+		policy_explain(TSLACK_MAP_PIN, fd);
 	return fd;
 }
 
-bool policy_lookup(int map_fd, uint64_t id, struct tslack_cgroup *val)
+int policy_invalidate(void)
 {
-	__u64 key = id;
-
-	if (!bpf_map_lookup_elem(map_fd, &key, val))
-		return true;
-	memset(val, 0, sizeof(*val));
-	return false;
-}
-
-int policy_write(const struct tslack_entry *entries, size_t n)
-{
-	struct tslack_write_args args = {
-		.entries = (unsigned long)entries,
-		.n = n,
-	};
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		    .ctx_in = &args,
-		    .ctx_size_in = sizeof(args));
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
 	int fd, err;
 
-	fd = bpf_obj_get(TSLACK_WRITE_PIN);
+	fd = bpf_obj_get(TSLACK_INVALIDATE_PIN);
 	if (fd < 0) {
-		explain(TSLACK_WRITE_PIN, fd);
+		policy_explain(TSLACK_INVALIDATE_PIN, fd);
 		return -1;
 	}
 	err = bpf_prog_test_run_opts(fd, &opts);
 	close(fd);
-	/* The program's own error, a negative errno, comes as its retval. */
-	if (!err)
-		err = (int)opts.retval;
 	if (err) {
-		explain("updating the map", err);
+		policy_explain("making tasks use the new setting", err);
 		return -1;
 	}
 	return 0;

@@ -3,43 +3,50 @@
 #ifndef TSLACK_POLICY_H
 #define TSLACK_POLICY_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <linux/types.h>
 
 #include "../bpf/tslack.h"
 
 #define TSLACK_PIN_DIR "/sys/fs/bpf/tslack"
-#define TSLACK_MAP_PIN TSLACK_PIN_DIR "/cgroups"
-#define TSLACK_WRITE_PIN TSLACK_PIN_DIR "/write"
+#define TSLACK_MAP_PIN TSLACK_PIN_DIR "/settings"
+#define TSLACK_LINK_PIN TSLACK_PIN_DIR "/policy"
+#define TSLACK_INVALIDATE_PIN TSLACK_PIN_DIR "/invalidate"
 
 /*
- * Load, attach and pin the policy, with room for @max_cgroups entries.
+ * Load, attach and pin the policy, with room for @max_cgroups settings.
  * 0, or -1 after printing why.
  */
 int policy_attach(unsigned int max_cgroups);
 
 /*
- * Unpin everything, also what a killed attach left; the kernel then
- * detaches. Not attached is fine. 0, or -1 after printing why.
+ * Detach the policy and unpin everything, also what a killed attach or
+ * detach left. Not attached is fine. 0, or -1 after printing why.
  */
 int policy_detach(void);
 
-/* 1 if attached, 0 if not, -1 after printing why it cannot be told. */
+/*
+ * 1 if attached (the policy's link is pinned), 0 if not, -1 after
+ * printing why it cannot be told.
+ */
 int policy_attached(void);
 
 /* A file descriptor of the pinned map, or -1 after printing why. */
 int policy_map_fd(void);
 
 /*
- * Store @n entries in the map and make every task ask the policy again
- * (the kernel reuses each task's answer until then), in one system call.
- * 0, or -1 after printing why; entries before a failing one are stored.
+ * Hold off attach and detach, and other writers, until policy_unlock():
+ * returns a lock, or -1 after printing why (not attached among them).
  */
-int policy_write(const struct tslack_entry *entries, size_t n);
+int policy_lock(void);
+void policy_unlock(int lock);
 
-/* Read @id's entry; a missing entry reads as zeros. True if it exists. */
-bool policy_lookup(int map_fd, uint64_t id, struct tslack_cgroup *val);
+/*
+ * Make every task ask the policy again at its next sleep, rather than
+ * within TSLACK_MAX_CACHE_AGE_MS. 0, or -1 after printing why.
+ */
+int policy_invalidate(void);
+
+/* Print why @what failed with @err (an errno, either sign). */
+void policy_explain(const char *what, int err);
 
 #endif

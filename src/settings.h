@@ -1,31 +1,43 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Keeping the map's effective slacks equal to the hierarchical maximum. */
+/* Reading and writing the settings map, and what it imposes on a cgroup. */
 #ifndef TSLACK_SETTINGS_H
 #define TSLACK_SETTINGS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../bpf/tslack.h"
 #include "cgroup.h"
 
-/*
- * Set @cg's min_slack_ns to @min_ns and update the effective slack of it
- * and every cgroup below it, in one system call that also makes tasks use
- * them: a tslackctl killed at any point leaves the old values or the new
- * ones. Checks first that the map has room, and changes nothing when it
- * does not. 0, or -1 after printing why.
- */
-int settings_set(int map_fd, const struct cgroup *cg, uint64_t min_ns);
+/* The most slack the kernel lets a policy impose, in ns. */
+#define TSLACK_KERNEL_MAX_NS 500000000ULL
+
+/* @id's setting, zeros if it has none. True if it has an entry. */
+bool settings_read(int map_fd, uint64_t id, struct tslack_setting *val);
+
+/* Store @val as @id's setting, or remove the entry if it is all zeros. 0 or -errno. */
+int settings_write(int map_fd, uint64_t id, const struct tslack_setting *val);
 
 /*
- * Compare the map with the cgroup tree: every entry belongs to a cgroup
- * and every effective slack is the max of the cgroup's minimum and its
- * parent's effective slack. With @fix, correct what differs; otherwise
- * print it. Returns the number of differences, or -1.
+ * The slack the map imposes on the tasks of @cg, as the policy computes it
+ * (tslack.h) and the kernel caps it. 0, or -errno.
  */
-long settings_check(int map_fd, bool fix);
+int settings_effective(int map_fd, const struct cgroup *cg, uint64_t *ns);
 
-/* Number of entries in the map, or -1. */
+struct settings_entry {
+	uint64_t id;
+	struct tslack_setting val;
+	char path[PATH_MAX];	/* "" when no cgroup has the id */
+};
+
+/*
+ * Every entry of the map, with its cgroup's path, sorted by path (entries
+ * of no cgroup first). The number of entries in *@entries, to free(), or
+ * -errno.
+ */
+long settings_list(int map_fd, struct settings_entry **entries);
+
+/* Number of entries in the map, or -errno. */
 long settings_count(int map_fd);
 
 #endif

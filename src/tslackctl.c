@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tslackctl: attach the tslack timer slack policy and set the minimum
- * timer slack of cgroup v2 subtrees. See tslackctl(8).
+ * timer slack, or a cap on it, of cgroup v2 subtrees. See tslackctl(8).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,41 +21,56 @@
 
 #include "cgroup.h"
 #include "compiler.h"
+#include "format.h"
 #include "parse.h"
 #include "policy.h"
 #include "settings.h"
+
+#ifndef TSLACK_VERSION
+#define TSLACK_VERSION "unknown"
+#endif
 
 enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 /* status answers like systemctl is-active (LSB): not running, unknown. */
 enum { EXIT_NOT_ATTACHED = 3, EXIT_UNKNOWN = 4 };
 
 static const char usage_text[] =
-	"Usage: tslackctl COMMAND [ARG]...\n"
+	"Usage: tslackctl [OPTION]... COMMAND [ARG]...\n"
 	"Set the minimum timer slack of cgroup v2 subtrees with a BPF policy.\n"
 	"\n"
 	"Commands:\n"
-	"  attach [--max-cgroups N]  load the policy and pin it in " TSLACK_PIN_DIR "\n"
-	"  detach                    remove the policy and every setting\n"
-	"  status                    say whether it is attached, how many cgroups\n"
-	"                            have a setting\n"
-	"  set CGROUP SLACK          set CGROUP's min_slack_ns; 0 clears it\n"
-	"  get [--json] CGROUP       print min_slack_ns and effective_slack_ns\n"
-	"  get --pid PID             print a task's own and effective slack\n"
-	"  list                      every cgroup with a setting\n"
-	"  check                     verify the map against the cgroup tree\n"
+	"  attach [--max-cgroups=N]   load the policy and pin it in " TSLACK_PIN_DIR "\n"
+	"  detach                     remove the policy and every setting\n"
+	"  status [--json]            whether it is attached, how many settings\n"
+	"  set [--max] CGROUP SLACK   set CGROUP's min_slack_ns (with --max, its\n"
+	"                             max_slack_ns); 0 clears it\n"
+	"  exempt CGROUP              max_slack_ns 1ns: its tasks keep their own slack\n"
+	"  get [--json] CGROUP        print min, max and effective slack\n"
+	"  get [--json] --pid PID     print each thread's own and effective slack\n"
+	"  list [--json]              every cgroup with a setting\n"
+	"  check [--json]             find settings of cgroups that do not exist\n"
+	"\n"
+	"Options:\n"
+	"  -h, --help       print this help (also after a command) and exit\n"
+	"  -V, --version    print the version and exit\n"
+	"  -v, --verbose    print libbpf's debug messages\n"
 	"\n"
 	"CGROUP is a path below the cgroup2 mount (/sys/fs/cgroup/a), a cgroup\n"
 	"path as list prints it (/a), a path relative to the current directory\n"
-	"inside cgroup2 or else to its root (a), or --id ID (the inode number of\n"
-	"its directory). SLACK is a whole number of nanoseconds, or one with a\n"
-	"unit: ns, us, ms or s (\"20ms\").\n"
-	"A cgroup's effective slack is the largest min_slack_ns of itself and its\n"
-	"ancestors; a task sleeps with the larger of its own slack and its\n"
-	"cgroup's effective slack, realtime and deadline tasks with none.\n"
+	"inside cgroup2 or else to its root (a), or --id=ID (the inode number of\n"
+	"its directory). SLACK is a duration as systemd's TimerSlackNSec= takes\n"
+	"it: nanoseconds, or with units (\"20ms\", \"1.5ms\", \"1min\", \"1s 500ms\"),\n"
+	"at most 500ms.\n"
+	"The slack imposed on a cgroup's tasks is the largest min_slack_ns of the\n"
+	"cgroup and its ancestors, lowered to the smallest non-zero max_slack_ns\n"
+	"among them; a task sleeps with the larger of that and its own slack,\n"
+	"realtime and deadline tasks with none.\n"
 	"\n"
 	"Exit status: 0 on success, 1 on a runtime failure, 2 on a usage error;\n"
 	"status: 0 attached, 3 not attached, 4 cannot tell (like systemctl\n"
 	"is-active).\n";
+
+static bool verbose;
 
 static __printf(1, 2) int usage_error(const char *fmt, ...);
 
@@ -68,44 +86,126 @@ static int usage_error(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-/* libbpf prints only warnings and errors, prefixed, on stderr. */
+/* libbpf's warnings and errors, prefixed, on stderr; the rest with -v. */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level == LIBBPF_DEBUG || level == LIBBPF_INFO)
+	if (level == LIBBPF_DEBUG && !verbose)
+		return 0;
+	if (level == LIBBPF_INFO && !verbose)
 		return 0;
 	fputs("tslackctl: libbpf: ", stderr);
 	return vfprintf(stderr, fmt, ap);
 }
 
+/* What a command accepts, parsed by parse_options(). */
+struct opts {
+	bool json, max;
+	const char *id, *pid, *max_cgroups;
+};
+
+enum { OPT_JSON = 'j', OPT_MAX = 'm', OPT_ID = 'i', OPT_PID = 'p', OPT_MAX_CGROUPS = 'c' };
+
+static const struct option all_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "max", no_argument, NULL, OPT_MAX },
+	{ "id", required_argument, NULL, OPT_ID },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "max-cgroups", required_argument, NULL, OPT_MAX_CGROUPS },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char *option_name(int val)
+{
+	const struct option *o;
+
+	for (o = all_options; o->name; o++)
+		if (o->val == val)
+			return o->name;
+	return "?";
+}
+
 /*
- * Resolve "PATH" or "--id ID" at argv[*i] to a cgroup. Returns 0, or an
- * exit status after printing why.
+ * Parse the options of a command, which accepts those whose values are in
+ * @allowed, and leave optind at its first operand. Options stop at the
+ * first operand, so that "-5" is an operand. Returns -1 to go on, or an
+ * exit status (0 after --help).
  */
-static int resolve_cgroup(int argc, char **argv, int *i, struct cgroup *cg)
+static int parse_options(int argc, char **argv, const char *allowed, struct opts *o)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 0;	/* glibc: start afresh, reading the '+' again */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", all_options, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+		if (c == ':') {
+			if (optopt == OPT_ID)
+				return usage_error("--id needs a cgroup id");
+			return usage_error("--%s needs a value", option_name(optopt));
+		}
+		if (c != '?' && !strchr(allowed, c))
+			return usage_error("unknown option '--%s'", option_name(c));
+		if (c == '?' && optopt)
+			return usage_error("unknown option '-%c'", optopt);
+		if (c == '?')
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		switch (c) {
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case OPT_MAX:
+			o->max = true;
+			break;
+		case OPT_ID:
+			o->id = optarg;
+			break;
+		case OPT_PID:
+			o->pid = optarg;
+			break;
+		case OPT_MAX_CGROUPS:
+			o->max_cgroups = optarg;
+			break;
+		}
+	}
+	return -1;
+}
+
+/*
+ * The CGROUP of a command: --id=ID, or one path operand at argv[optind].
+ * Usage errors only: the cgroup is found by find_cgroup(), after every
+ * other argument is checked.
+ */
+static int check_cgroup_arg(int argc, char **argv, const struct opts *o, uint64_t *id)
 {
 	char err[512];
-	uint64_t id;
 
-	if (*i >= argc)
-		return usage_error("missing CGROUP");
-	if (!strcmp(argv[*i], "--id")) {
-		if (*i + 1 >= argc)
-			return usage_error("--id needs a cgroup id");
-		if (parse_cgroup_id(argv[*i + 1], &id, err, sizeof(err)))
+	if (o->id) {
+		if (parse_cgroup_id(o->id, id, err, sizeof(err)))
 			return usage_error("%s", err);
-		*i += 2;
-		if (cgroup_by_id(id, cg, err, sizeof(err)))
-			goto fail;
 		return 0;
 	}
-	if (argv[*i][0] == '-' && argv[*i][1])
-		return usage_error("unknown option '%s'", argv[*i]);
-	if (cgroup_by_path(argv[(*i)++], cg, err, sizeof(err)))
-		goto fail;
+	if (optind >= argc)
+		return usage_error("missing CGROUP");
+	optind++;
+	(void)argv;
 	return 0;
-fail:
-	fprintf(stderr, "tslackctl: %s\n", err);
-	return EXIT_RUNTIME;
+}
+
+static int find_cgroup(const char *path, const struct opts *o, uint64_t id, struct cgroup *cg)
+{
+	char err[512];
+	int ret;
+
+	ret = o->id ? cgroup_by_id(id, cg, err, sizeof(err))
+		    : cgroup_by_path(path, cg, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "tslackctl: %s\n", err);
+	return ret ? EXIT_RUNTIME : 0;
 }
 
 /*
@@ -128,14 +228,17 @@ static bool may_change_policy(void)
 static int cmd_attach(int argc, char **argv)
 {
 	uint64_t max = TSLACK_DEFAULT_MAX_CGROUPS;
+	struct opts o;
 	char err[512];
+	int ret;
 
-	if (argc == 3 && !strcmp(argv[1], "--max-cgroups")) {
-		if (parse_count(argv[2], 1 << 24, &max, err, sizeof(err)))
-			return usage_error("--max-cgroups: %s", err);
-	} else if (argc != 1) {
-		return usage_error("usage: tslackctl attach [--max-cgroups N]");
-	}
+	ret = parse_options(argc, argv, "c", &o);
+	if (ret >= 0)
+		return ret;
+	if (optind != argc)
+		return usage_error("usage: tslackctl attach [--max-cgroups=N]");
+	if (o.max_cgroups && parse_count(o.max_cgroups, 1 << 24, &max, err, sizeof(err)))
+		return usage_error("--max-cgroups: %s", err);
 	if (!may_change_policy())
 		return EXIT_RUNTIME;
 	return policy_attach(max) ? EXIT_RUNTIME : 0;
@@ -143,8 +246,13 @@ static int cmd_attach(int argc, char **argv)
 
 static int cmd_detach(int argc, char **argv)
 {
-	(void)argv;
-	if (argc != 1)
+	struct opts o;
+	int ret;
+
+	ret = parse_options(argc, argv, "", &o);
+	if (ret >= 0)
+		return ret;
+	if (optind != argc)
 		return usage_error("usage: tslackctl detach");
 	if (!may_change_policy())
 		return EXIT_RUNTIME;
@@ -155,125 +263,159 @@ static int cmd_status(int argc, char **argv)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
-	int fd, attached;
-	long n;
+	int fd, attached, ret;
+	struct opts o;
+	long n = -1;
 
-	(void)argv;
-	if (argc != 1)
-		return usage_error("usage: tslackctl status");
+	ret = parse_options(argc, argv, "j", &o);
+	if (ret >= 0)
+		return ret;
+	if (optind != argc)
+		return usage_error("usage: tslackctl status [--json]");
 	attached = policy_attached();
 	if (attached < 0)
 		return EXIT_UNKNOWN;
-	if (!attached) {
-		printf("attached: no\n");
-		return EXIT_NOT_ATTACHED;
-	}
-	printf("attached: yes (%s)\n", TSLACK_PIN_DIR);
-	/* Everyone may ask; only root may count. */
-	fd = bpf_obj_get(TSLACK_MAP_PIN);
-	if (fd < 0 && (fd == -EACCES || fd == -EPERM))
-		return 0;
-	n = fd < 0 ? -1 : settings_count(fd);
-	if (n < 0 || bpf_map_get_info_by_fd(fd, &info, &len)) {
-		fprintf(stderr, "tslackctl: reading %s: %s\n", TSLACK_MAP_PIN,
-			strerror(fd < 0 ? -fd : errno));
-		if (fd >= 0)
+	if (attached) {
+		/* Everyone may ask; only root may count. */
+		fd = bpf_obj_get(TSLACK_MAP_PIN);
+		if (fd >= 0) {
+			n = settings_count(fd);
+			if (n < 0 || bpf_map_get_info_by_fd(fd, &info, &len)) {
+				policy_explain(TSLACK_MAP_PIN, n < 0 ? n : -errno);
+				close(fd);
+				return EXIT_RUNTIME;
+			}
 			close(fd);
-		return EXIT_RUNTIME;
+		} else if (fd != -EACCES && fd != -EPERM) {
+			policy_explain(TSLACK_MAP_PIN, fd);
+			return EXIT_RUNTIME;
+		}
 	}
-	printf("cgroups with a setting: %ld of %u\n", n, info.max_entries);
-	close(fd);
-	return 0;
+	if (o.json) {
+		printf("{\"attached\": %s, \"pin_dir\": \"%s\", \"max_cache_age_ms\": %d",
+		       attached ? "true" : "false", TSLACK_PIN_DIR, TSLACK_MAX_CACHE_AGE_MS);
+		if (n >= 0)
+			printf(", \"settings\": %ld, \"max_settings\": %u", n, info.max_entries);
+		printf("}\n");
+	} else if (!attached) {
+		printf("attached: no\n");
+	} else {
+		printf("attached: yes (%s)\n", TSLACK_PIN_DIR);
+		if (n >= 0)
+			printf("cgroups with a setting: %ld of %u\n", n, info.max_entries);
+	}
+	return attached ? 0 : EXIT_NOT_ATTACHED;
 }
 
-static int cmd_set(int argc, char **argv)
+/* Write one field of @cg's setting, under the lock, then make it apply. */
+static int write_setting(const struct cgroup *cg, bool max, uint64_t ns)
 {
-	struct cgroup cg;
-	char err[512];
-	uint64_t ns;
-	int i = 1, ret, fd;
+	struct tslack_setting val;
+	int lock, fd, err;
 
-	/* Usage errors first: CGROUP is one argument, or two with --id. */
-	if (argc > 1 && !strcmp(argv[1], "--id")) {
-		if (argc == 2)
-			return usage_error("--id needs a cgroup id");
-		i = 2;
+	lock = policy_lock();
+	if (lock < 0)
+		return EXIT_RUNTIME;
+	fd = bpf_obj_get(TSLACK_MAP_PIN);
+	if (fd < 0) {
+		policy_explain(TSLACK_MAP_PIN, fd);
+		policy_unlock(lock);
+		return EXIT_RUNTIME;
 	}
-	if (i + 1 >= argc)
-		return usage_error(i >= argc ? "missing CGROUP" : "missing SLACK");
-	if (i + 2 != argc)
+	settings_read(fd, cg->id, &val);
+	if (max)
+		val.max_slack_ns = ns;
+	else
+		val.min_slack_ns = ns;
+	err = settings_write(fd, cg->id, &val);
+	close(fd);
+	if (err == -E2BIG) {
+		fprintf(stderr, "tslackctl: the map is full: detach, then attach with a larger --max-cgroups\n");
+	} else if (err) {
+		policy_explain("writing the setting", err);
+	} else {
+		err = policy_invalidate();
+	}
+	policy_unlock(lock);
+	return err ? EXIT_RUNTIME : 0;
+}
+
+static int set_field(int argc, char **argv, const struct opts *o, bool max, const char *slack)
+{
+	char err[512], buf[32];
+	struct cgroup cg;
+	uint64_t id = 0, ns;
+	int ret, first;
+
+	first = optind;
+	ret = check_cgroup_arg(argc, argv, o, &id);
+	if (ret)
+		return ret;
+	if (!slack) {
+		if (optind >= argc)
+			return usage_error("missing SLACK");
+		slack = argv[optind++];
+	}
+	if (optind != argc)
 		return usage_error("too many arguments");
-	if (parse_duration_ns(argv[i + 1], &ns, err, sizeof(err)))
+	if (parse_duration_ns(slack, &ns, err, sizeof(err)))
 		return usage_error("%s", err);
-	i = 1;
-	ret = resolve_cgroup(argc - 1, argv, &i, &cg);
+	if (ns > TSLACK_KERNEL_MAX_NS)
+		return usage_error("'%s' is more than the %s a policy may impose", slack,
+				   format_ns(buf, sizeof(buf), TSLACK_KERNEL_MAX_NS));
+	ret = find_cgroup(argv[first], o, id, &cg);
 	if (ret)
 		return ret;
 	if (!may_change_policy())
 		return EXIT_RUNTIME;
-	fd = policy_map_fd();
-	if (fd < 0)
-		return EXIT_RUNTIME;
-	ret = settings_set(fd, &cg, ns) ? EXIT_RUNTIME : 0;
-	close(fd);
-	return ret;
+	return write_setting(&cg, max, ns);
 }
 
-static void print_json_string(const char *s)
+static int cmd_set(int argc, char **argv)
 {
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
+	struct opts o;
+	int ret;
+
+	ret = parse_options(argc, argv, "mi", &o);
+	if (ret >= 0)
+		return ret;
+	return set_field(argc, argv, &o, o.max, NULL);
 }
 
-/* The cgroup's entry; zeros when the policy is not attached. */
-static int read_setting(const struct cgroup *cg, struct tslack_cgroup *val)
+static int cmd_exempt(int argc, char **argv)
 {
-	int fd, attached = policy_attached();
+	struct opts o;
+	int ret;
 
-	memset(val, 0, sizeof(*val));
-	if (attached <= 0)
-		return attached;
-	fd = policy_map_fd();
-	if (fd < 0)
-		return -1;
-	policy_lookup(fd, cg->id, val);
-	close(fd);
-	return 0;
+	ret = parse_options(argc, argv, "i", &o);
+	if (ret >= 0)
+		return ret;
+	return set_field(argc, argv, &o, true, "1");
 }
 
 /* Read a number from a /proc file; -1 on failure. */
-static int read_proc_u64(int pid, const char *file, uint64_t *v)
+static int read_proc_u64(const char *path, uint64_t *v)
 {
-	char path[64];
 	FILE *f;
 	int ok;
 
-	snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	ok = fscanf(f, "%llu", (unsigned long long *)v) == 1;
+	ok = fscanf(f, "%" SCNu64, v) == 1;
 	fclose(f);
 	return ok ? 0 : -1;
 }
 
-/* Scheduling policy, field 41 of /proc/PID/stat; -1 on failure. */
-static int task_policy(int pid)
+/* Scheduling policy, field 41 of /proc/PID/task/TID/stat; -1 on failure. */
+static int task_policy(const char *dir)
 {
-	char path[64], buf[4096], *p;
+	char path[PATH_MAX], buf[4096], *p;
 	int field, policy = -1;
 	size_t n;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	snprintf(path, sizeof(path), "%s/stat", dir);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
@@ -289,189 +431,298 @@ static int task_policy(int pid)
 	return policy;
 }
 
-static int get_pid(const char *arg)
+/* The cgroup v2 cgroup of the task whose /proc directory is @dir. */
+static int task_cgroup(const char *dir, struct cgroup *cg)
 {
-	char path[64], line[PATH_MAX + 8], err[512];
-	struct tslack_cgroup val;
-	struct cgroup cg;
-	uint64_t own, pid, eff;
-	int policy;
+	char path[PATH_MAX], line[PATH_MAX + 8];
+	bool found = false;
 	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cgroup", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::", 3))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		found = !cgroup_by_path(line + 3, cg, NULL, 0);
+	}
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+static const char *policy_name(int policy)
+{
+	static const char *const names[] = {
+		"other", "fifo", "rr", "batch", "iso", "idle", "deadline", "ext",
+	};
+
+	return policy >= 0 && policy < (int)ARRAY_SIZE(names) ? names[policy] : "?";
+}
+
+struct thread_row {
+	int tid, policy;
+	uint64_t own, eff;
+	struct cgroup cg;
+};
+
+/* One thread of a process: its slack, and what the map imposes on it. */
+static int read_thread(int map_fd, int pid, int tid, struct thread_row *t)
+{
+	char dir[64], path[96];
+	uint64_t imposed = 0;
+
+	t->tid = tid;
+	snprintf(dir, sizeof(dir), "/proc/%d/task/%d", pid, tid);
+	/* timerslack_ns is per process directory, and a tid has one. */
+	snprintf(path, sizeof(path), "/proc/%d/timerslack_ns", tid);
+	if (task_cgroup(dir, &t->cg) || read_proc_u64(path, &t->own))
+		return -1;
+	t->policy = task_policy(dir);
+	if (map_fd >= 0 && settings_effective(map_fd, &t->cg, &imposed))
+		return -1;
+	/* SCHED_FIFO, SCHED_RR and SCHED_DEADLINE sleep with no slack. */
+	if (t->policy == 1 || t->policy == 2 || t->policy == 6)
+		t->eff = 0;
+	else
+		t->eff = t->own > imposed ? t->own : imposed;
+	return 0;
+}
+
+static int cmp_tid(const void *a, const void *b)
+{
+	return ((const struct thread_row *)a)->tid - ((const struct thread_row *)b)->tid;
+}
+
+static void print_threads(int pid, const struct thread_row *t, size_t n, bool json)
+{
+	char own[32], eff[32];
+	size_t i;
+
+	if (json) {
+		printf("{\"pid\": %d, \"threads\": [", pid);
+		for (i = 0; i < n; i++) {
+			printf("%s{\"tid\": %d, \"cgroup\": ", i ? ", " : "", t[i].tid);
+			print_json_string(stdout, t[i].cg.path);
+			printf(", \"policy\": \"%s\", \"timerslack_ns\": %" PRIu64
+			       ", \"effective_slack_ns\": %" PRIu64 "}",
+			       policy_name(t[i].policy), t[i].own, t[i].eff);
+		}
+		printf("]}\n");
+		return;
+	}
+	printf("%-8s %-8s %10s %10s  %s\n", "TID", "POLICY", "OWN", "EFFECTIVE", "CGROUP");
+	for (i = 0; i < n; i++)
+		printf("%-8d %-8s %10s %10s  %s\n", t[i].tid, policy_name(t[i].policy),
+		       format_ns(own, sizeof(own), t[i].own),
+		       format_ns(eff, sizeof(eff), t[i].eff), t[i].cg.path);
+}
+
+static int get_pid(const char *arg, bool json)
+{
+	struct thread_row *rows = NULL, *r;
+	size_t n = 0, cap = 0;
+	int map_fd = -1, attached, ret = 0;
+	char dir[64], err[512];
+	struct dirent *de;
+	uint64_t pid;
+	DIR *d;
 
 	if (parse_cgroup_id(arg, &pid, err, sizeof(err)) || pid > 1 << 30)
 		return usage_error("'%s' is not a process id", arg);
-	snprintf(path, sizeof(path), "/proc/%llu/cgroup", (unsigned long long)pid);
-	f = fopen(path, "r");
-	if (!f) {
-		fprintf(stderr, "tslackctl: process %llu: %s\n", (unsigned long long)pid,
+	snprintf(dir, sizeof(dir), "/proc/%" PRIu64 "/task", pid);
+	d = opendir(dir);
+	if (!d) {
+		fprintf(stderr, "tslackctl: process %" PRIu64 ": %s\n", pid,
 			errno == ENOENT ? "no such process" : strerror(errno));
 		return EXIT_RUNTIME;
 	}
-	cg.path[0] = '\0';
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "0::", 3)) {
-			line[strcspn(line, "\n")] = '\0';
-			if (snprintf(cg.path, sizeof(cg.path), "%s", line + 3) >=
-			    (int)sizeof(cg.path))
-				cg.path[0] = '\0';
+	attached = policy_attached();
+	if (attached > 0)
+		map_fd = policy_map_fd();
+	if (attached < 0 || (attached > 0 && map_fd < 0)) {
+		closedir(d);
+		return EXIT_RUNTIME;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap * 2 + 8;
+			r = realloc(rows, cap * sizeof(*rows));
+			if (!r) {
+				ret = EXIT_RUNTIME;
+				break;
+			}
+			rows = r;
 		}
-	fclose(f);
-	if (!cg.path[0] || cgroup_by_path(cg.path[1] ? cg.path + 1 : ".", &cg, err, sizeof(err))) {
-		fprintf(stderr, "tslackctl: process %llu: cannot find its cgroup\n",
-			(unsigned long long)pid);
-		return EXIT_RUNTIME;
+		/* A thread that exits meanwhile is left out. */
+		if (!read_thread(map_fd, pid, atoi(de->d_name), &rows[n]))
+			n++;
 	}
-	if (read_proc_u64(pid, "timerslack_ns", &own)) {
-		fprintf(stderr, "tslackctl: process %llu: reading timerslack_ns: %s\n",
-			(unsigned long long)pid, strerror(errno));
-		return EXIT_RUNTIME;
+	closedir(d);
+	if (map_fd >= 0)
+		close(map_fd);
+	if (!ret && !n) {
+		fprintf(stderr, "tslackctl: process %" PRIu64 ": cannot read its threads\n", pid);
+		ret = EXIT_RUNTIME;
 	}
-	if (read_setting(&cg, &val))
-		return EXIT_RUNTIME;
-	policy = task_policy(pid);
-	/* SCHED_FIFO 1, SCHED_RR 2, SCHED_DEADLINE 6: no slack at all. */
-	if (policy == 1 || policy == 2 || policy == 6)
-		eff = 0;
-	else
-		eff = own > val.effective_slack_ns ? own : val.effective_slack_ns;
-	printf("pid %llu\ncgroup %s\ntimerslack_ns %llu\neffective_slack_ns %llu\n",
-	       (unsigned long long)pid, cg.path, (unsigned long long)own,
-	       (unsigned long long)eff);
-	return 0;
+	if (!ret) {
+		qsort(rows, n, sizeof(*rows), cmp_tid);
+		print_threads(pid, rows, n, json);
+	}
+	free(rows);
+	return ret;
 }
 
 static int cmd_get(int argc, char **argv)
 {
-	struct tslack_cgroup val;
-	bool json = false;
+	struct tslack_setting val = {};
+	uint64_t id = 0, eff = 0;
 	struct cgroup cg;
-	int i = 1, ret;
+	int ret, fd, attached, first;
+	struct opts o;
 
-	if (i < argc && !strcmp(argv[i], "--json")) {
-		json = true;
-		i++;
+	ret = parse_options(argc, argv, "jip", &o);
+	if (ret >= 0)
+		return ret;
+	if (o.pid) {
+		if (o.id || optind != argc)
+			return usage_error("usage: tslackctl get [--json] --pid PID");
+		return get_pid(o.pid, o.json);
 	}
-	if (i < argc && !strcmp(argv[i], "--pid")) {
-		if (json || argc != i + 2)
-			return usage_error("usage: tslackctl get --pid PID");
-		return get_pid(argv[i + 1]);
-	}
-	ret = resolve_cgroup(argc, argv, &i, &cg);
+	first = optind;
+	ret = check_cgroup_arg(argc, argv, &o, &id);
 	if (ret)
 		return ret;
-	if (i != argc)
+	if (optind != argc)
 		return usage_error("too many arguments");
-	if (read_setting(&cg, &val))
+	ret = find_cgroup(argv[first], &o, id, &cg);
+	if (ret)
+		return ret;
+	/* Not attached: no setting applies, and none is shown. */
+	attached = policy_attached();
+	if (attached < 0)
 		return EXIT_RUNTIME;
-	if (json) {
+	if (attached) {
+		fd = policy_map_fd();
+		if (fd < 0)
+			return EXIT_RUNTIME;
+		settings_read(fd, cg.id, &val);
+		ret = settings_effective(fd, &cg, &eff);
+		close(fd);
+		if (ret) {
+			policy_explain(cg.path, ret);
+			return EXIT_RUNTIME;
+		}
+	}
+	if (o.json) {
 		printf("{\"path\": ");
-		print_json_string(cg.path);
-		printf(", \"id\": %llu, \"min_slack_ns\": %llu, \"effective_slack_ns\": %llu}\n",
-		       (unsigned long long)cg.id, (unsigned long long)val.min_slack_ns,
-		       (unsigned long long)val.effective_slack_ns);
+		print_json_string(stdout, cg.path);
+		printf(", \"id\": %" PRIu64 ", \"min_slack_ns\": %llu, \"max_slack_ns\": %llu"
+		       ", \"effective_slack_ns\": %" PRIu64 "}\n",
+		       cg.id, val.min_slack_ns, val.max_slack_ns, eff);
 	} else {
-		printf("min_slack_ns %llu\neffective_slack_ns %llu\n",
-		       (unsigned long long)val.min_slack_ns,
-		       (unsigned long long)val.effective_slack_ns);
+		printf("min_slack_ns %llu\nmax_slack_ns %llu\neffective_slack_ns %" PRIu64 "\n",
+		       val.min_slack_ns, val.max_slack_ns, eff);
 	}
 	return 0;
 }
 
-struct list_row {
-	char *path;
-	uint64_t id;
-	struct tslack_cgroup val;
-};
-
-struct list_ctx {
-	int map_fd;
-	struct list_row *rows;
-	size_t n, cap;
-};
-
-static int list_one(struct cgroup *cg, const struct cgroup *parent, void *data)
-{
-	struct list_ctx *ctx = data;
-	struct list_row *rows;
-	struct tslack_cgroup val;
-	__u64 key = cg->id;
-
-	(void)parent;
-	if (bpf_map_lookup_elem(ctx->map_fd, &key, &val))
-		return 0;
-	if (ctx->n == ctx->cap) {
-		rows = realloc(ctx->rows, (ctx->cap * 2 + 16) * sizeof(*rows));
-		if (!rows)
-			return -1;
-		ctx->rows = rows;
-		ctx->cap = ctx->cap * 2 + 16;
-	}
-	ctx->rows[ctx->n] = (struct list_row){ strdup(cg->path), cg->id, val };
-	return ctx->rows[ctx->n++].path ? 0 : -1;
-}
-
-static int cmp_rows(const void *a, const void *b)
-{
-	return strcmp(((const struct list_row *)a)->path, ((const struct list_row *)b)->path);
-}
-
 static int cmd_list(int argc, char **argv)
 {
-	struct list_ctx ctx = {};
-	struct cgroup root;
-	char err[512];
-	int ret = 0;
-	size_t i;
+	struct settings_entry *e = NULL;
+	char min[32], max[32], eff[32];
+	struct cgroup cg;
+	uint64_t imposed;
+	int fd, ret;
+	struct opts o;
+	long n, i;
 
-	(void)argv;
-	if (argc != 1)
-		return usage_error("usage: tslackctl list");
-	ctx.map_fd = policy_map_fd();
-	if (ctx.map_fd < 0)
+	ret = parse_options(argc, argv, "j", &o);
+	if (ret >= 0)
+		return ret;
+	if (optind != argc)
+		return usage_error("usage: tslackctl list [--json]");
+	fd = policy_map_fd();
+	if (fd < 0)
 		return EXIT_RUNTIME;
-	if (cgroup_by_path(".", &root, err, sizeof(err))) {
-		fprintf(stderr, "tslackctl: %s\n", err);
-		ret = EXIT_RUNTIME;
-	} else if (cgroup_walk(&root, list_one, &ctx)) {
-		fprintf(stderr, "tslackctl: reading the cgroup tree: %s\n", strerror(errno));
-		ret = EXIT_RUNTIME;
+	n = settings_list(fd, &e);
+	if (n < 0) {
+		policy_explain("reading the settings", n);
+		close(fd);
+		return EXIT_RUNTIME;
 	}
-	if (!ret) {
-		qsort(ctx.rows, ctx.n, sizeof(*ctx.rows), cmp_rows);
-		printf("%-32s %10s %18s %18s\n", "PATH", "ID", "MIN_SLACK_NS",
-		       "EFFECTIVE_SLACK_NS");
-		for (i = 0; i < ctx.n; i++)
-			printf("%-32s %10llu %18llu %18llu\n", ctx.rows[i].path,
-			       (unsigned long long)ctx.rows[i].id,
-			       (unsigned long long)ctx.rows[i].val.min_slack_ns,
-			       (unsigned long long)ctx.rows[i].val.effective_slack_ns);
+	if (o.json)
+		printf("[");
+	else
+		printf("%-32s %10s %8s %8s %9s\n", "CGROUP", "ID", "MIN", "MAX", "EFFECTIVE");
+	for (i = 0; i < n; i++) {
+		cg.id = e[i].id;
+		memcpy(cg.path, e[i].path, sizeof(cg.path));
+		imposed = 0;
+		if (cg.path[0] && settings_effective(fd, &cg, &imposed))
+			cg.path[0] = '\0';	/* removed meanwhile */
+		if (o.json) {
+			printf("%s{\"path\": ", i ? ", " : "");
+			if (cg.path[0])
+				print_json_string(stdout, cg.path);
+			else
+				printf("null");
+			printf(", \"id\": %" PRIu64 ", \"min_slack_ns\": %llu, \"max_slack_ns\": %llu"
+			       ", \"effective_slack_ns\": %" PRIu64 "}",
+			       cg.id, e[i].val.min_slack_ns, e[i].val.max_slack_ns, imposed);
+			continue;
+		}
+		printf("%-32s %10" PRIu64 " %8s %8s %9s\n", cg.path[0] ? cg.path : "(none)", cg.id,
+		       format_ns(min, sizeof(min), e[i].val.min_slack_ns),
+		       e[i].val.max_slack_ns ? format_ns(max, sizeof(max), e[i].val.max_slack_ns) : "-",
+		       format_ns(eff, sizeof(eff), imposed));
 	}
-	for (i = 0; i < ctx.n; i++)
-		free(ctx.rows[i].path);
-	free(ctx.rows);
-	close(ctx.map_fd);
-	return ret;
+	if (o.json)
+		printf("]\n");
+	free(e);
+	close(fd);
+	return 0;
 }
 
 static int cmd_check(int argc, char **argv)
 {
-	long n;
-	int fd;
+	struct settings_entry *e = NULL;
+	long n, i, stale = 0;
+	struct opts o;
+	int fd, ret;
 
-	(void)argv;
-	if (argc != 1)
-		return usage_error("usage: tslackctl check");
+	ret = parse_options(argc, argv, "j", &o);
+	if (ret >= 0)
+		return ret;
+	if (optind != argc)
+		return usage_error("usage: tslackctl check [--json]");
 	fd = policy_map_fd();
 	if (fd < 0)
 		return EXIT_RUNTIME;
-	n = settings_check(fd, false);
+	n = settings_list(fd, &e);
 	close(fd);
-	if (n < 0)
+	if (n < 0) {
+		policy_explain("reading the settings", n);
 		return EXIT_RUNTIME;
-	/* The differences are on stdout: so is their count. */
-	if (n)
-		printf("%ld entries differ from the cgroup tree\n", n);
-	return n ? EXIT_RUNTIME : 0;
+	}
+	/* Entries of no cgroup sort first. */
+	if (o.json)
+		printf("{\"stale\": [");
+	for (i = 0; i < n && !e[i].path[0]; i++, stale++) {
+		if (o.json)
+			printf("%s%" PRIu64, i ? ", " : "", e[i].id);
+		else
+			printf("id %" PRIu64 ": stale entry, no such cgroup\n", e[i].id);
+	}
+	if (o.json)
+		printf("], \"entries\": %ld}\n", n);
+	else if (stale)
+		printf("%ld entries differ from the cgroup tree\n", stale);
+	free(e);
+	return stale ? EXIT_RUNTIME : 0;
 }
 
 static const struct {
@@ -480,24 +731,48 @@ static const struct {
 } commands[] = {
 	{ "attach", cmd_attach }, { "detach", cmd_detach },
 	{ "status", cmd_status }, { "set", cmd_set },
-	{ "get", cmd_get },	  { "list", cmd_list },
-	{ "check", cmd_check },
+	{ "exempt", cmd_exempt }, { "get", cmd_get },
+	{ "list", cmd_list },	  { "check", cmd_check },
 };
 
 int main(int argc, char **argv)
 {
+	static const struct option options[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
 	unsigned int i;
+	int c;
 
-	if (argc < 2)
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+hVv", options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		case 'V':
+			printf("tslackctl %s\n", TSLACK_VERSION);
+			return 0;
+		case 'v':
+			verbose = true;
+			break;
+		default:
+			if (optopt)
+				return usage_error("unknown option '-%c'", optopt);
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
 		return usage_error("missing COMMAND");
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
-	    !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[optind], "help")) {
 		fputs(usage_text, stdout);
 		return 0;
 	}
 	libbpf_set_print(libbpf_print);
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
-	return usage_error("unknown command '%s'", argv[1]);
+		if (!strcmp(argv[optind], commands[i].name))
+			return commands[i].fn(argc - optind, argv + optind);
+	return usage_error("unknown command '%s'", argv[optind]);
 }

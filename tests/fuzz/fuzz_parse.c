@@ -2,7 +2,8 @@
 /*
  * libFuzzer target for tslackctl's parsers (make fuzz). Beyond not
  * crashing under ASan/UBSan: every accepted duration prints back to the
- * same number of ns, and every rejection explains itself.
+ * same number of ns, also split in two terms, what tables print of it
+ * parses back to within 1% below it, and every rejection explains itself.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "compiler.h"
+#include "format.h"
 #include "parse.h"
 
 static const struct {
@@ -20,7 +22,7 @@ static const struct {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char s[64], back[96], err[512];
-	uint64_t v, again;
+	uint64_t v, again, hi;
 	unsigned int i;
 
 	if (size >= sizeof(s))
@@ -36,6 +38,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* The same number of ns, written without a unit, parses back. */
 		snprintf(back, sizeof(back), "%" PRIu64, v);
 		if (parse_duration_ns(back, &again, err, sizeof(err)) || again != v)
+			abort();
+		/* As microseconds and the nanoseconds left: the same sum. */
+		if (v >= 1000) {
+			snprintf(back, sizeof(back), "%" PRIu64 "us %" PRIu64 "ns", v / 1000,
+				 v % 1000);
+			if (parse_duration_ns(back, &again, err, sizeof(err)) || again != v)
+				abort();
+		}
+		/* A table's human form never shows more, nor 1% less. */
+		format_ns(back, sizeof(back), v);
+		if (parse_duration_ns(back, &again, err, sizeof(err)) || again > v)
+			abort();
+		hi = again + again / 99 + 1;
+		if (hi > again && hi < v)
 			abort();
 		/* And the value is the digits times the unit that was given. */
 		for (i = 0; i < ARRAY_SIZE(units); i++) {

@@ -1,7 +1,7 @@
 # Shell helpers for the tests, stress and bench scripts in the VM; sourced.
 # shellcheck shell=sh
 CG=/sys/fs/cgroup
-MAP=/sys/fs/bpf/tslack/cgroups
+MAP=/sys/fs/bpf/tslack/settings
 
 # plan N: this script makes N checks; tests/run-in-vm fails it otherwise.
 plan() { echo "PLAN $1"; }
@@ -30,6 +30,25 @@ in_cg_bg() {
 
 # The effective slack the kernel reports to a task in CGROUP.
 slack_in() { in_cg "$1" tslack-probe effective; }
+
+# le64 N: the 8 bytes of N, little-endian, as bpftool takes them (-1 is
+# U64_MAX).
+le64() {
+	_n=$1 _out=
+	for _ in 1 2 3 4 5 6 7 8; do
+		_out="$_out $((_n & 255))"
+		_n=$((_n >> 8))
+	done
+	echo $_out
+}
+
+# map_write CGROUP MIN MAX: write CGROUP's setting as a script would, with
+# bpftool alone.
+map_write() {
+	# shellcheck disable=SC2046 # the bytes are meant to split
+	bpftool map update pinned "$MAP" key $(le64 "$(stat -c %i "$CG/$1")") \
+		value $(le64 "$2") $(le64 "$3")
+}
 
 # Everything in the map, for checking that a command changed nothing.
 map_state() { bpftool map dump pinned "$MAP" 2>&1 | sort; }

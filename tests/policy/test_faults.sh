@@ -1,13 +1,13 @@
 #!/bin/sh
-# tslackctl killed with SIGKILL at random points of "set" and "attach":
-# what stays is the old state or the new one, never half of it, also for
-# what running tasks see, and
+# tslackctl killed with SIGKILL at random points of "set", "attach" and
+# "detach": what stays is the old state or the new one, never half of it,
+# also for what running tasks see; "tslackctl status" tells which, and
 # "tslackctl detach && tslackctl attach" always recovers. The kills are
 # spread from the command's start to past its end, and both outcomes must
 # be seen: the kills did land while the command was writing.
 ROUNDS=${1:-40}
 . /usr/local/lib/tslack/harness.sh
-plan 4
+plan 6
 # kill_after USECS COMMAND...: start COMMAND, SIGKILL it after USECS.
 kill_after() {
 	us=$1
@@ -49,7 +49,9 @@ for i in $(seq 1 "$ROUNDS"); do
 	now=$(tslackctl get f | awk '/^min/ { print $2 }')
 	[ "$now" = "$old" ] && kept=$((kept + 1))
 	[ "$now" = "$new" ] && took=$((took + 1))
-	usleep 50000
+	# A set killed between its write and its invalidation is seen by
+	# the kernel's cache bound, 100 ms.
+	usleep 150000
 	sees=$(tail -n 1 /tmp/fwatch)
 	if [ "$now" != "$old" ] && [ "$now" != "$new" ]; then
 		bad="$bad round $i: min $now, neither $old nor $new;"
@@ -84,6 +86,32 @@ done
 [ -z "$bad" ] && pass faults/attach_killed || fail faults/attach_killed "$bad"
 [ "$kept" -gt 0 ] && [ "$took" -gt 0 ] && pass faults/attach_kills_spanned_the_attach ||
 	fail faults/attach_kills_spanned_the_attach "detach+attach takes ${attach_us} us: $kept kills left it detached, $took attached"
+
+# A detach unpins the policy's link first: once status says "no", the
+# kernel has no policy, and attach cleans up whatever else is left.
+bad= kept=0 took=0
+# How long a detach takes to reach its first unlink: about that of one
+# with nothing to detach.
+tslackctl detach
+detach_us=$(duration_us tslackctl detach)
+for i in $(seq 1 "$ROUNDS"); do
+	tslackctl detach
+	tslackctl attach && tslackctl set f/x 3ms || bad="$bad round $i: attach && set failed;"
+	kill_after "$(kill_delay "$i" "$detach_us")" tslackctl detach
+	if tslackctl status >/dev/null; then
+		kept=$((kept + 1))
+		tslackctl set f/x 4ms && [ "$(slack_in f/x)" = 4000000 ] ||
+			bad="$bad round $i: status says attached, but set does not work;"
+	else
+		took=$((took + 1))
+		[ "$(slack_in f/x)" = 50000 ] ||
+			bad="$bad round $i: status says detached, the kernel uses $(slack_in f/x);"
+		tslackctl attach || bad="$bad round $i: attach after a killed detach failed;"
+	fi
+done
+[ -z "$bad" ] && pass faults/detach_killed || fail faults/detach_killed "$bad"
+[ "$kept" -gt 0 ] && [ "$took" -gt 0 ] && pass faults/detach_kills_spanned_the_detach ||
+	fail faults/detach_kills_spanned_the_detach "a detach takes ${detach_us} us: $kept kills left it attached, $took detached"
 
 tslackctl detach
 rmdir "$CG/f/a/b/c" "$CG/f/a/b" "$CG/f/a/b2" "$CG/f/a" "$CG/f/x" "$CG/f"

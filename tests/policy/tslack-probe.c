@@ -82,19 +82,44 @@ static void exit_now(int sig)
 static int usage(void)
 {
 	fputs("Usage: tslack-probe effective|own\n"
+	      "       tslack-probe set-own NS (then print the effective slack)\n"
 	      "       tslack-probe watch COUNT INTERVAL_MS\n"
 	      "       tslack-probe clone-into CGROUP_DIR\n"
 	      "       tslack-probe sleeps PHASE SLACK_NS\n"
 	      "       tslack-probe rate SECONDS INTERVAL_MS\n"
-	      "       tslack-probe churn SECONDS [PERIOD_MS]\n"
+	      "       tslack-probe churn SECONDS [PERIOD_MS] (then print 'final CGROUP SLACK')\n"
 	      "       tslack-probe without-caps COMMAND [ARG]...\n"
 	      "       tslack-probe as-user UID COMMAND [ARG]...\n", stderr);
 	return 2;
 }
 
+/* "final CGROUP SLACK": where this task ended, and the slack it sleeps with. */
+static int print_final(void)
+{
+	char line[4096];
+	FILE *f = fopen("/proc/self/cgroup", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::", 3))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		printf("final %s %ld\n", line + 3, effective_slack());
+		fclose(f);
+		return 0;
+	}
+	if (f)
+		fclose(f);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "effective")) {
+		printf("%ld\n", effective_slack());
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "set-own")) {
+		prctl(PR_SET_TIMERSLACK, strtoul(argv[2], NULL, 10), 0, 0, 0);
 		printf("%ld\n", effective_slack());
 		return 0;
 	}
@@ -140,9 +165,12 @@ int main(int argc, char **argv)
 		       n / (double)atol(argv[2]), n ? late / 1e6 / n : 0);
 		return 0;
 	}
-	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "churn"))
-		return churn_sleeps(atol(argv[2]) * 1000000000ULL,
-				    (argc == 4 ? atol(argv[3]) : 1) * 1000000ULL) ? 1 : 0;
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "churn")) {
+		if (churn_sleeps(atol(argv[2]) * 1000000000ULL,
+				 (argc == 4 ? atol(argv[3]) : 1) * 1000000ULL))
+			return 1;
+		return print_final();
+	}
 	if (argc >= 3 && !strcmp(argv[1], "without-caps")) {
 		/* Root, but neither CAP_BPF nor CAP_SYS_ADMIN, also after exec. */
 		if (prctl(PR_CAPBSET_DROP, CAP_BPF, 0, 0, 0) ||

@@ -2,8 +2,10 @@
 # make stress, inside the debug kernel: 64 tasks sleep through every
 # converted syscall across a tree of cgroups while one process creates and
 # removes cgroups and moves tasks, one sets and clears slack as fast as it
-# can and one attaches and detaches the policy. Then the map must match
-# the cgroup tree and every task's slack what the map says. Splats are
+# can, one writes the map directly with bpftool as a script would, and one
+# attaches and detaches the policy. Then the map must match the cgroup
+# tree, and every task, the sleepers that lived through it all included,
+# must sleep with the slack the map implies. Splats are
 # caught by vmtest/run from the guest's dmesg.
 DUR=${1:-30}
 LEAVES="a/1 a/2 b/1 b/2 c"
@@ -18,7 +20,8 @@ for l in $LEAVES; do mkdir -p "$CG/st/$l"; done
 pids=
 for i in $(seq 1 64); do
 	leaf=$(pick)
-	in_cg_bg "st/$leaf" tslack-probe churn "$DUR" 5
+	# Two seconds past the races, for the last writes to reach them.
+	in_cg_bg "st/$leaf" tslack-probe churn $((DUR + 2)) 5 >"/tmp/churn.$i"
 	pids="$pids $!"
 done
 end=$(($(now) + DUR))
@@ -50,6 +53,15 @@ mover=$!
 	echo "# $n slack settings"
 ) &
 setter=$!
+(	# a script's direct writes, racing the rest
+	n=0
+	while [ "$(now)" -lt "$end" ]; do
+		n=$((n + 1))
+		map_write "st/$(pick)" "$((RANDOM % 4 * 5000000))" 0 2>/dev/null
+	done
+	echo "# $n direct map writes"
+) &
+writer=$!
 (	# the policy attached and detached
 	n=0
 	while [ "$(now)" -lt "$end" ]; do
@@ -62,12 +74,25 @@ setter=$!
 ) &
 attacher=$!
 
+# Settle the policy before the sleepers' last two seconds.
+wait "$attacher"
+tslackctl status >/dev/null || tslackctl attach
 bad=0
 for p in $pids; do
 	wait "$p" || bad=$((bad + 1))
 done
-wait "$mover" "$setter" "$attacher"
+wait "$mover" "$setter" "$writer"
 [ "$bad" -eq 0 ] && pass stress/sleepers || fail stress/sleepers "$bad of 64 sleepers failed"
+
+# The sleepers' last answers, after two quiet seconds, match the map.
+wrong=
+for i in $(seq 1 64); do
+	# shellcheck disable=SC2046
+	set -- $(grep '^final ' "/tmp/churn.$i")
+	want=$(tslackctl get "$2" | awk '/^effective/ { print ($2 > 50000) ? $2 : 50000 }')
+	[ "$3" = "$want" ] || wrong="$wrong $2:$3!=$want"
+done
+[ -z "$wrong" ] && pass stress/sleepers_match_map || fail stress/sleepers_match_map "$wrong"
 
 # What the race left must already be consistent.
 if tslackctl status | grep -q 'attached: yes'; then

@@ -1,0 +1,43 @@
+# bash completion for tslackctl(8)
+
+_tslackctl_cgroups()
+{
+	local mnt=/sys/fs/cgroup cur=$1
+	[[ $cur == /* ]] && return
+	COMPREPLY+=($(cd "$mnt" 2>/dev/null && compgen -d -S / -- "$cur"))
+	compopt -o nospace
+}
+
+_tslackctl()
+{
+	local cur prev words cword cmd i
+	_init_completion -s || return
+
+	for ((i = 1; i < cword; i++)); do
+		[[ ${words[i]} != -* ]] && { cmd=${words[i]}; break; }
+	done
+	if [[ -z $cmd ]]; then
+		COMPREPLY=($(compgen -W 'attach detach status set exempt get list check
+			--help --version --verbose' -- "$cur"))
+		return
+	fi
+	case $prev in
+	--id | --pid | --max-cgroups) return ;;
+	esac
+	case $cmd in
+	attach) COMPREPLY=($(compgen -W '--max-cgroups= --help' -- "$cur")) ;;
+	status | list | check) COMPREPLY=($(compgen -W '--json --help' -- "$cur")) ;;
+	set | exempt | get)
+		if [[ $cur == -* ]]; then
+			case $cmd in
+			set) COMPREPLY=($(compgen -W '--max --id= --help' -- "$cur")) ;;
+			exempt) COMPREPLY=($(compgen -W '--id= --help' -- "$cur")) ;;
+			get) COMPREPLY=($(compgen -W '--json --id= --pid= --help' -- "$cur")) ;;
+			esac
+			[[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace
+		else
+			_tslackctl_cgroups "$cur"
+		fi
+		;;
+	esac
+} && complete -F _tslackctl tslackctl

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# make install into a DESTDIR on the host: every file lands where PREFIX
+# says, the unit points at the installed tslackctl and passes
+# systemd-analyze verify, the completion parses, and uninstall removes
+# it all. Prints PASS/FAIL lines for the summary; runs nothing it installs
+# but tslackctl --version.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+dest=$(mktemp -d)
+trap 'rm -rf "$dest"' EXIT
+check() { if eval "$2"; then echo "PASS $1"; else echo "FAIL $1: $3"; fi; }
+
+if ! make -s -C "$top" install DESTDIR="$dest" PREFIX=/usr >"$dest.log" 2>&1; then
+	echo "FAIL install/make: $(tail -n 3 "$dest.log" | tr '\n' ' ')"
+	rm -f "$dest.log"
+	exit 1
+fi
+rm -f "$dest.log"
+files="usr/sbin/tslackctl usr/share/man/man8/tslackctl.8
+	usr/share/bash-completion/completions/tslackctl usr/lib/systemd/system/tslack.service"
+missing=
+for f in $files; do [ -f "$dest/$f" ] || missing="$missing $f"; done
+check install/files '[ -z "$missing" ]' "missing:$missing"
+check install/version '"$dest/usr/sbin/tslackctl" --version | grep -q "^tslackctl "' \
+	"tslackctl --version: $("$dest/usr/sbin/tslackctl" --version 2>&1)"
+unit=$dest/usr/lib/systemd/system/tslack.service
+check install/unit_paths 'grep -qx "ExecStart=/usr/sbin/tslackctl attach" "$unit" &&
+	grep -qx "ExecStop=/usr/sbin/tslackctl detach" "$unit"' "$(grep ^Exec "$unit")"
+if command -v systemd-analyze >/dev/null; then
+	# The unit names /usr/sbin/tslackctl: verify it against the DESTDIR's.
+	out=$(sed "s|/usr/sbin/tslackctl|$dest/usr/sbin/tslackctl|" "$unit" >"$dest/tslack.service" &&
+		systemd-analyze verify "$dest/tslack.service" 2>&1 | grep -v -e '^$' -e 'sys-fs-bpf.mount')
+	check install/unit_verifies '[ -z "$out" ]' "$out"
+else
+	echo "FAIL install/unit_verifies: no systemd-analyze on this machine"
+fi
+check install/completion_parses 'bash -n "$dest/usr/share/bash-completion/completions/tslackctl"' \
+	"bash -n failed"
+check install/man_page 'man -l "$dest/usr/share/man/man8/tslackctl.8" 2>&1 >/dev/null | grep -q . && false || true' \
+	"$(man -l "$dest/usr/share/man/man8/tslackctl.8" 2>&1 >/dev/null | head -n 2)"
+make -s -C "$top" uninstall DESTDIR="$dest" PREFIX=/usr
+left=$(find "$dest" -type f ! -name tslack.service -path "$dest/usr/*")
+check install/uninstall '[ -z "$left" ]' "left: $left"
