@@ -140,6 +140,11 @@ $(VMROOT)/usr/local/bin/tslack-run-tests: tests/run-in-vm
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
+# This kernel's BTF without timer_slack_ops, for tests/policy/test_no_hook.sh.
+$(VMROOT)/usr/local/lib/tslack/nohook.btf: $(BUILD)/bpf/tslack.bpf.o $(KBUILD)/vmlinux
+	@mkdir -p $(@D)
+	$(BPFTOOL) gen min_core_btf $(KBUILD)/vmlinux $@.tmp $< && mv $@.tmp $@
+
 $(VMROOT)/usr/local/bin/bpftool: $(BPFTOOL)
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
@@ -149,7 +154,7 @@ vmroot: $(addprefix $(TESTDIR)/,$(KERNEL_TESTS) $(POLICY_TESTS)) \
 	$(VMROOT)/usr/local/bin/tslack-run-tests $(VMROOT)/usr/local/bin/bpftool \
 	$(VMROOT)/usr/local/bin/tslack-demo $(VMROOT)/usr/local/bin/tslack-bench \
 	$(VMROOT)/usr/local/bin/tslack-run-bench $(VMROOT)/usr/local/bin/tslack-stress \
-	$(VMROOT)/usr/local/lib/tslack/harness.sh
+	$(VMROOT)/usr/local/lib/tslack/harness.sh $(VMROOT)/usr/local/lib/tslack/nohook.btf
 
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin

@@ -43,7 +43,7 @@ for r in $(seq 1 "$R"); do
 done
 
 # The same at depth 4 with 10,000 more cgroups holding a setting, written
-# in one bpftool batch (tslackctl set would plan each one in turn).
+# in one bpftool batch, as a script would.
 mkdir -p "$CG/many"
 names() { awk 'BEGIN { for (i = 1; i <= 10000; i++) print "c" i }'; }
 (cd "$CG/many" && names | xargs mkdir && names | xargs stat -c %i) |

@@ -29,25 +29,32 @@ static __u64 cgroup_id(struct cgroup *cgrp)
 	return BPF_CORE_READ(cgrp, kn, id);
 }
 
-/* O(depth), on a cache miss only: the kernel reuses the answer. */
+/*
+ * O(depth), on a cache miss only: the kernel reuses the answer. Plain
+ * loads up the parent pointers (the verifier makes them fault-safe) cost
+ * an instruction each, where BPF_CORE_READ() calls a helper per field.
+ */
 SEC("struct_ops/effective_slack")
 __u64 BPF_PROG(tslack_effective_slack, struct task_struct *p, __u64 slack)
 {
-	struct cgroup *cgrp = p->cgroups->dfl_cgrp, *anc;
+	struct cgroup *cgrp = p->cgroups->dfl_cgrp;
 	__u64 min = 0, cap = ~0ULL, id;
 	struct tslack_setting *s;
-	int i;
+	int i, depth = cgrp->level + 1;
 
-	bpf_for(i, 0, cgrp->level + 1) {
-		anc = BPF_CORE_READ(cgrp, ancestors[i]);
-		id = cgroup_id(anc);
+	/* bpf_for() evaluates its end at every step: not from cgrp. */
+	bpf_for(i, 0, depth) {
+		id = cgrp->kn->id;
 		s = bpf_map_lookup_elem(&settings, &id);
-		if (!s)
-			continue;
-		if (s->min_slack_ns > min)
-			min = s->min_slack_ns;
-		if (s->max_slack_ns && s->max_slack_ns < cap)
-			cap = s->max_slack_ns;
+		if (s) {
+			if (s->min_slack_ns > min)
+				min = s->min_slack_ns;
+			if (s->max_slack_ns && s->max_slack_ns < cap)
+				cap = s->max_slack_ns;
+		}
+		cgrp = cgrp->self.parent->cgroup;
+		if (!cgrp)
+			break;
 	}
 	return min < cap ? min : cap;
 }

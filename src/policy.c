@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "compiler.h"
@@ -35,9 +36,25 @@ void policy_explain(const char *what, int err)
 		fprintf(stderr, "tslackctl: %s: %s\n", what, strerror(err));
 }
 
+bool policy_kernel_has_hook(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool found;
+
+	found = btf && btf__find_by_name_kind(btf, "timer_slack_ops", BTF_KIND_STRUCT) > 0;
+	btf__free(btf);
+	return found;
+}
+
+static const char no_hook[] =
+	"tslackctl: this kernel has no timer_slack_ops: boot one with the tslack patches (CONFIG_TIMER_SLACK_BPF=y)\n";
+
 static void not_attached(void)
 {
-	fprintf(stderr, "tslackctl: tslack is not attached: run 'tslackctl attach' first\n");
+	if (!policy_kernel_has_hook())
+		fputs(no_hook, stderr);
+	else
+		fprintf(stderr, "tslackctl: tslack is not attached: run 'tslackctl attach' first\n");
 }
 
 int policy_attached(void)
@@ -164,6 +181,11 @@ int policy_attach(unsigned int max_cgroups)
 		fprintf(stderr,
 			"tslackctl: already attached (%s exists); 'tslackctl detach' first\n",
 			TSLACK_LINK_PIN);
+		return -1;
+	}
+	/* Before libbpf would say it in many lines of its own. */
+	if (!policy_kernel_has_hook()) {
+		fputs(no_hook, stderr);
 		return -1;
 	}
 	remove_dead_attaches();

@@ -3,6 +3,7 @@
 #ifndef TSLACK_POLICY_H
 #define TSLACK_POLICY_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 
 #include "../bpf/tslack.h"
@@ -29,6 +30,9 @@ int policy_detach(void);
  * printing why it cannot be told.
  */
 int policy_attached(void);
+
+/* Does the running kernel have the timer_slack_ops hook, by its BTF? */
+bool policy_kernel_has_hook(void);
 
 /* A file descriptor of the pinned map, or -1 after printing why. */
 int policy_map_fd(void);

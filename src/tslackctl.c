@@ -292,11 +292,15 @@ static int cmd_status(int argc, char **argv)
 		}
 	}
 	if (o.json) {
-		printf("{\"attached\": %s, \"pin_dir\": \"%s\", \"max_cache_age_ms\": %d",
-		       attached ? "true" : "false", TSLACK_PIN_DIR, TSLACK_MAX_CACHE_AGE_MS);
+		printf("{\"attached\": %s, \"kernel_hook\": %s, \"pin_dir\": \"%s\""
+		       ", \"max_cache_age_ms\": %d",
+		       attached ? "true" : "false", policy_kernel_has_hook() ? "true" : "false",
+		       TSLACK_PIN_DIR, TSLACK_MAX_CACHE_AGE_MS);
 		if (n >= 0)
 			printf(", \"settings\": %ld, \"max_settings\": %u", n, info.max_entries);
 		printf("}\n");
+	} else if (!attached && !policy_kernel_has_hook()) {
+		printf("attached: no (this kernel has no timer_slack_ops)\n");
 	} else if (!attached) {
 		printf("attached: no\n");
 	} else {

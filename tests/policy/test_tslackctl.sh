@@ -15,7 +15,7 @@ eq "cli/help_after_command" "Usage: tslackctl [OPTION]... COMMAND [ARG]..." "$(t
 eq "cli/version" 1 "$(tslackctl -V | grep -c '^tslackctl ')"
 eq "cli/status_detached" "attached: no" "$(tslackctl status)"
 eq "cli/status_exit_detached" 3 "$(tslackctl status >/dev/null; echo $?)"
-eq "cli/status_json_detached" '{"attached": false, "pin_dir": "/sys/fs/bpf/tslack", "max_cache_age_ms": 100}' \
+eq "cli/status_json_detached" '{"attached": false, "kernel_hook": true, "pin_dir": "/sys/fs/bpf/tslack", "max_cache_age_ms": 100}' \
 	"$(tslackctl status --json)"
 
 tslackctl attach || { fail attach "tslackctl attach failed"; exit 1; }
