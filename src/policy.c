@@ -49,7 +49,7 @@ bool policy_kernel_has_hook(void)
 static const char no_hook[] =
 	"tslackctl: this kernel has no timer_slack_ops: boot one with the tslack patches (CONFIG_TIMER_SLACK_BPF=y)\n";
 
-static void not_attached(void)
+void policy_not_attached(void)
 {
 	if (!policy_kernel_has_hook())
 		fputs(no_hook, stderr);
@@ -274,7 +274,7 @@ int policy_lock(void)
 		lock = -errno;
 	}
 	if (lock == -ENOENT)
-		not_attached();
+		policy_not_attached();
 	else if (lock < 0)
 		policy_explain(TSLACK_PIN_DIR, lock);
 	return lock < 0 ? -1 : lock;
@@ -293,7 +293,7 @@ int policy_map_fd(void)
 	if (ret < 0)
 		return -1;
 	if (!ret) {
-		not_attached();
+		policy_not_attached();
 		return -1;
 	}
 	fd = bpf_obj_get(TSLACK_MAP_PIN);

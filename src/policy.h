@@ -34,6 +34,9 @@ int policy_attached(void);
 /* Does the running kernel have the timer_slack_ops hook, by its BTF? */
 bool policy_kernel_has_hook(void);
 
+/* Say that tslack is not attached, or that this kernel cannot attach it. */
+void policy_not_attached(void);
+
 /* A file descriptor of the pinned map, or -1 after printing why. */
 int policy_map_fd(void);
 

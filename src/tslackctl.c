@@ -609,6 +609,10 @@ static int cmd_get(int argc, char **argv)
 	attached = policy_attached();
 	if (attached < 0)
 		return EXIT_RUNTIME;
+	if (!attached && !policy_kernel_has_hook()) {
+		policy_not_attached();
+		return EXIT_RUNTIME;
+	}
 	if (attached) {
 		fd = policy_map_fd();
 		if (fd < 0)

@@ -5,7 +5,7 @@
 # timer_slack_ops (bpftool gen min_core_btf): the BTF is what tslackctl
 # looks at.
 . /usr/local/lib/tslack/harness.sh
-plan 6
+plan 7
 nohook="tslackctl: this kernel has no timer_slack_ops: boot one with the tslack patches (CONFIG_TIMER_SLACK_BPF=y)"
 tslackctl detach
 mkdir -p "$CG/nh"
@@ -15,6 +15,7 @@ expect_error "nohook/attach" 1 "$nohook" tslackctl attach
 eq "nohook/attach_one_line" 1 "$(tslackctl attach 2>&1 | wc -l)"
 expect_error "nohook/set" 1 "$nohook" tslackctl set nh 1ms
 expect_error "nohook/list" 1 "$nohook" tslackctl list
+expect_error "nohook/get" 1 "$nohook" tslackctl get nh
 eq "nohook/status" "attached: no (this kernel has no timer_slack_ops)|3" \
 	"$(tslackctl status)|$(tslackctl status >/dev/null; echo $?)"
 umount /sys/kernel/btf/vmlinux

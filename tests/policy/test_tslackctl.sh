@@ -4,7 +4,7 @@
 # id and by bpftool alone, cleanup, and oversleep under the policy on
 # every sleep path.
 . /usr/local/lib/tslack/harness.sh
-plan 82
+plan 84
 get() { tslackctl get "$@" | tr '\n' ' '; }
 setting() { echo "min_slack_ns $1 max_slack_ns $2 effective_slack_ns $3 "; }
 
@@ -12,6 +12,8 @@ expect_error "bad/set_before_attach" 1 "tslackctl: tslack is not attached: run '
 	tslackctl set . 1ms
 eq "cli/help" 0 "$(tslackctl --help >/dev/null; echo $?)"
 eq "cli/help_after_command" "Usage: tslackctl [OPTION]... COMMAND [ARG]..." "$(tslackctl set -h | head -n 1)"
+eq "cli/verbose_libbpf" 1 "$(tslackctl -v attach 2>&1 | grep -c -m1 'libbpf: loading')"
+tslackctl detach
 eq "cli/version" 1 "$(tslackctl -V | grep -c '^tslackctl ')"
 eq "cli/status_detached" "attached: no" "$(tslackctl status)"
 eq "cli/status_exit_detached" 3 "$(tslackctl status >/dev/null; echo $?)"
@@ -99,6 +101,13 @@ eq "live/get_pid" "$watcher other 50us 7ms /t2" \
 eq "live/get_pid_json" '{"pid": '"$watcher"', "threads": [{"tid": '"$watcher"', "cgroup": "/t2", "policy": "other", "timerslack_ns": 50000, "effective_slack_ns": 7000000}]}' \
 	"$(tslackctl get --json --pid "$watcher")"
 seen 7000000
+# Each thread of a process gets a row.
+in_cg_bg t2 tslack-probe threads 30 >/tmp/threads
+threads=$!
+usleep 200000
+eq "live/get_pid_threads" "2 2" \
+	"$(tslackctl get --pid "$threads" | awk 'NR > 1 && $4 == "7ms" { n++ } END { print NR - 1, n }')"
+kill "$threads" && wait "$threads"
 kill "$watcher" && wait "$watcher"
 eq "live/sequence" "5000000 6000000 8000000 7000000" "$(uniq /tmp/watch | tr '\n' ' ' | sed 's/ $//')"
 # A child that clone3() starts in another cgroup (as systemd starts a

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <grp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <linux/capability.h>
 #include <linux/sched.h>
@@ -83,6 +84,7 @@ static int usage(void)
 {
 	fputs("Usage: tslack-probe effective|own\n"
 	      "       tslack-probe set-own NS (then print the effective slack)\n"
+	      "       tslack-probe threads SECONDS (two threads; print the pid)\n"
 	      "       tslack-probe watch COUNT INTERVAL_MS\n"
 	      "       tslack-probe clone-into CGROUP_DIR\n"
 	      "       tslack-probe sleeps PHASE SLACK_NS\n"
@@ -91,6 +93,14 @@ static int usage(void)
 	      "       tslack-probe without-caps COMMAND [ARG]...\n"
 	      "       tslack-probe as-user UID COMMAND [ARG]...\n", stderr);
 	return 2;
+}
+
+static void *sleep_forever(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
 }
 
 /* "final CGROUP SLACK": where this task ended, and the slack it sleeps with. */
@@ -121,6 +131,18 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "set-own")) {
 		prctl(PR_SET_TIMERSLACK, strtoul(argv[2], NULL, 10), 0, 0, 0);
 		printf("%ld\n", effective_slack());
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "threads")) {
+		/* Two threads, the second with its own slack, until killed. */
+		pthread_t t;
+
+		signal(SIGTERM, exit_now);
+		if (pthread_create(&t, NULL, sleep_forever, NULL))
+			return 1;
+		printf("%d\n", getpid());
+		fflush(stdout);
+		sleep(atoi(argv[2]));
 		return 0;
 	}
 	if (argc == 2 && !strcmp(argv[1], "own")) {
