@@ -638,30 +638,46 @@ static int cmd_get(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * What list and check start with: their options (--json only), the map
+ * (left open in *@fd) and every setting in it. Returns -1 to go on, or an
+ * exit status.
+ */
+static int read_settings(int argc, char **argv, const char *usage, struct opts *o,
+			 int *fd, struct settings_entry **e, long *n)
+{
+	int ret;
+
+	ret = parse_options(argc, argv, "j", o);
+	if (ret >= 0)
+		return ret;
+	if (optind != argc)
+		return usage_error("%s", usage);
+	*fd = policy_map_fd();
+	if (*fd < 0)
+		return EXIT_RUNTIME;
+	*n = settings_list(*fd, e);
+	if (*n < 0) {
+		policy_explain("reading the settings", *n);
+		close(*fd);
+		return EXIT_RUNTIME;
+	}
+	return -1;
+}
+
 static int cmd_list(int argc, char **argv)
 {
 	struct settings_entry *e = NULL;
 	char min[32], max[32], eff[32];
 	struct cgroup cg;
 	uint64_t imposed;
-	int fd, ret;
+	int fd = -1, ret;
 	struct opts o;
 	long n, i;
 
-	ret = parse_options(argc, argv, "j", &o);
+	ret = read_settings(argc, argv, "usage: tslackctl list [--json]", &o, &fd, &e, &n);
 	if (ret >= 0)
 		return ret;
-	if (optind != argc)
-		return usage_error("usage: tslackctl list [--json]");
-	fd = policy_map_fd();
-	if (fd < 0)
-		return EXIT_RUNTIME;
-	n = settings_list(fd, &e);
-	if (n < 0) {
-		policy_explain("reading the settings", n);
-		close(fd);
-		return EXIT_RUNTIME;
-	}
 	if (o.json)
 		printf("[");
 	else
@@ -700,22 +716,12 @@ static int cmd_check(int argc, char **argv)
 	struct settings_entry *e = NULL;
 	long n, i, stale = 0;
 	struct opts o;
-	int fd, ret;
+	int fd = -1, ret;
 
-	ret = parse_options(argc, argv, "j", &o);
+	ret = read_settings(argc, argv, "usage: tslackctl check [--json]", &o, &fd, &e, &n);
 	if (ret >= 0)
 		return ret;
-	if (optind != argc)
-		return usage_error("usage: tslackctl check [--json]");
-	fd = policy_map_fd();
-	if (fd < 0)
-		return EXIT_RUNTIME;
-	n = settings_list(fd, &e);
 	close(fd);
-	if (n < 0) {
-		policy_explain("reading the settings", n);
-		return EXIT_RUNTIME;
-	}
 	/* Entries of no cgroup sort first. */
 	if (o.json)
 		printf("{\"stale\": [");
