@@ -42,6 +42,9 @@ __u64 BPF_PROG(tslack_effective_slack, struct task_struct *p, __u64 slack)
 	struct tslack_setting *s;
 	int i, depth = cgrp->level + 1;
 
+	if (depth > TSLACK_MAX_WALK)
+		depth = TSLACK_MAX_WALK;
+
 	/* bpf_for() evaluates its end at every step: not from cgrp. */
 	bpf_for(i, 0, depth) {
 		id = cgrp->kn->id;

@@ -5,8 +5,8 @@
  *
  * One entry per cgroup v2 that has a setting, keyed by the cgroup id (the
  * inode number of its cgroupfs directory), holding only what was set for
- * it. The policy computes the rest at a task's sleep, walking from the
- * root to the task's cgroup:
+ * it. The policy computes the rest when the kernel asks, over the path
+ * from the task's cgroup up to the root (at most TSLACK_MAX_WALK cgroups):
  *
  *	imposed = min(max of min_slack_ns on the path,
  *		      min of the non-zero max_slack_ns on the path)
@@ -27,6 +27,13 @@ struct tslack_setting {
 	 */
 	__u64 max_slack_ns;
 };
+
+/*
+ * The policy looks at the task's cgroup and at most this many levels
+ * above it, in all: a deep delegated hierarchy cannot make a sleep walk
+ * for long. systemd's hierarchies are about ten deep.
+ */
+#define TSLACK_MAX_WALK 64
 
 /* Cgroups with a setting the map holds, unless attach says otherwise. */
 #define TSLACK_DEFAULT_MAX_CGROUPS 16384

@@ -33,20 +33,21 @@ int settings_effective(int map_fd, const struct cgroup *cg, uint64_t *ns)
 	uint64_t min = 0, cap = TSLACK_KERNEL_MAX_NS;
 	struct tslack_setting val;
 	struct cgroup *cur, *up;
-	int err = 0;
+	int err = 0, n;
 
 	cur = malloc(2 * sizeof(*cur));
 	if (!cur)
 		return -ENOMEM;
 	up = cur + 1;
 	*cur = *cg;
-	for (;;) {
+	/* As the policy walks: the cgroup and its ancestors, TSLACK_MAX_WALK in all. */
+	for (n = 1;; n++) {
 		settings_read(map_fd, cur->id, &val);
 		if (val.min_slack_ns > min)
 			min = val.min_slack_ns;
 		if (val.max_slack_ns && val.max_slack_ns < cap)
 			cap = val.max_slack_ns;
-		if (!strcmp(cur->path, "/"))
+		if (!strcmp(cur->path, "/") || n == TSLACK_MAX_WALK)
 			break;
 		if (cgroup_parent(cur, up)) {
 			err = -errno;	/* removed meanwhile */

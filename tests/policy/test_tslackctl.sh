@@ -4,7 +4,7 @@
 # id and by bpftool alone, cleanup, and oversleep under the policy on
 # every sleep path.
 . /usr/local/lib/tslack/harness.sh
-plan 84
+plan 86
 get() { tslackctl get "$@" | tr '\n' ' '; }
 setting() { echo "min_slack_ns $1 max_slack_ns $2 effective_slack_ns $3 "; }
 
@@ -147,6 +147,19 @@ eq "exempt/own_slack_above_cap" 7000000 "$(in_cg s/d1/d2 tslack-probe set-own 70
 tslackctl set s/d1/d2 0
 tslackctl set --max s/d1 0
 eq "exempt/removed" 30000000 "$(slack_in s/d1/d2)"
+
+# The walk stops 64 cgroups up: a setting at level 1 reaches level 64, not
+# level 65; tslackctl get says what the kernel does.
+mkdir "$CG/w"
+deep=w
+for _ in $(seq 2 65); do deep=$deep/d; done
+mkdir -p "$CG/$deep"
+tslackctl set w 20ms
+eq "walk/level_64" "20000000 20000000" \
+	"$(tslackctl get "${deep%/d}" | awk '/^eff/ { print $2 }') $(slack_in "${deep%/d}")"
+eq "walk/level_65" "0 50000" "$(tslackctl get "$deep" | awk '/^eff/ { print $2 }') $(slack_in "$deep")"
+tslackctl set w 0
+rmdir $(d=$deep; while [ "$d" != w ]; do echo "$CG/$d"; d=${d%/d}; done) "$CG/w"
 
 eq "list/rows" "/s /t1 /t2" "$(tslackctl list | awk 'NR > 1 { print $1 }' | tr '\n' ' ' | sed 's/ $//')"
 eq "list/human_units" "/s 30ms - 30ms" "$(tslackctl list | awk '$1 == "/s" { print $1, $3, $4, $5 }')"
