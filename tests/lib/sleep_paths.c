@@ -310,6 +310,8 @@ void check_sleep_paths(const char *phase, uint64_t slack_ns, uint64_t scale_ns)
 	}
 }
 
+const char *churn_stop_file;
+
 int churn_sleeps(uint64_t ns, uint64_t period_ns)
 {
 	uint64_t end = monotonic_ns() + ns;
@@ -320,6 +322,9 @@ int churn_sleeps(uint64_t ns, uint64_t period_ns)
 
 	while (monotonic_ns() < end) {
 		const struct sleep_path *p = &sleep_paths[i++ % nr_sleep_paths];
+
+		if (churn_stop_file && !access(churn_stop_file, F_OK))
+			break;
 
 		err = measure_lateness(p, period_ns, 1, &late, &early);
 		if (err || early) {

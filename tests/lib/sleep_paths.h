@@ -47,4 +47,7 @@ void check_sleep_paths(const char *phase, uint64_t slack_ns, uint64_t scale_ns);
  */
 int churn_sleeps(uint64_t ns, uint64_t period_ns);
 
+/* If set, churn_sleeps() also stops, early and without error, once this file exists. */
+extern const char *churn_stop_file;
+
 #endif

@@ -188,6 +188,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "churn")) {
+		/* The stress test ends the sleepers once its races are over. */
+		churn_stop_file = getenv("CHURN_STOP_FILE");
 		if (churn_sleeps(atol(argv[2]) * 1000000000ULL,
 				 (argc == 4 ? atol(argv[3]) : 1) * 1000000ULL))
 			return 1;

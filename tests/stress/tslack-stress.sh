@@ -15,14 +15,17 @@ plan 5
 pick() { set -- $LEAVES; shift $((RANDOM % $#)); echo "$1"; }
 now() { cut -d. -f1 /proc/uptime; }
 
+export CHURN_STOP_FILE=/tmp/churn.stop
+rm -f "$CHURN_STOP_FILE"
 tslackctl attach || { fail stress/attach "tslackctl attach failed"; exit 1; }
 for l in $LEAVES; do mkdir -p "$CG/st/$l"; done
 
 pids=
 for i in $(seq 1 64); do
 	leaf=$(pick)
-	# Two seconds past the races, for the last writes to reach them.
-	in_cg_bg "st/$leaf" tslack-probe churn $((DUR + 2)) 5 >"/tmp/churn.$i"
+	# Until told to stop, once the races are over (a slow racer may
+	# end well after $DUR), or $DUR + 120 s.
+	in_cg_bg "st/$leaf" tslack-probe churn $((DUR + 120)) 5 >"/tmp/churn.$i"
 	pids="$pids $!"
 done
 end=$(($(now) + DUR))
@@ -75,14 +78,17 @@ writer=$!
 ) &
 attacher=$!
 
-# Settle the policy before the sleepers' last two seconds.
-wait "$attacher"
+# Once every racer is done, attached again if need be, the sleepers get
+# two quiet seconds (the kernel reuses an answer for at most 100 ms).
+wait "$attacher" "$mover" "$setter" "$writer"
 tslackctl status >/dev/null || tslackctl attach
+sleep 2
+touch "$CHURN_STOP_FILE"
 bad=0
 for p in $pids; do
 	wait "$p" || bad=$((bad + 1))
 done
-wait "$mover" "$setter" "$writer"
+rm -f "$CHURN_STOP_FILE"
 [ "$bad" -eq 0 ] && pass stress/sleepers || fail stress/sleepers "$bad of 64 sleepers failed"
 
 # The sleepers' last answers, after two quiet seconds, match the map.
