@@ -73,6 +73,9 @@ endef
 $(BUILD)/bpf/tslack.bpf.o: bpf/tslack.bpf.c bpf/tslack.h bpf/vmlinux.h
 	$(bpf_object)
 
+$(BUILD)/bpf/tslack_top.bpf.o: bpf/tslack_top.bpf.c bpf/vmlinux.h
+	$(bpf_object)
+
 $(BUILD)/bpf/%.bpf.o: tests/kernel/%.bpf.c bpf/vmlinux.h
 	$(bpf_object)
 
@@ -100,7 +103,7 @@ $(TESTDIR)/timer_slack_bpf: $(CACHE)/selftest/timer_slack_bpf
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
 TSLACKCTL_SRCS := $(wildcard src/*.c)
 $(BUILD)/tslackctl: $(TSLACKCTL_SRCS) $(wildcard src/*.h) bpf/tslack.h \
-		$(BUILD)/skel/tslack.skel.h
+		$(BUILD)/skel/tslack.skel.h $(BUILD)/skel/tslack_top.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DTSLACK_VERSION='"$(VERSION)"' $(LDFLAGS) -o $@ $(TSLACKCTL_SRCS) $(LDLIBS)
 
@@ -116,9 +119,10 @@ $(TESTDIR)/%: tests/policy/%.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
-$(VMROOT)/usr/local/bin/tslack-bench: bench/tslack-bench.c $(BUILD)/skel/const_slack.skel.h
+$(VMROOT)/usr/local/bin/tslack-bench: bench/tslack-bench.c src/interrupts.c \
+		$(BUILD)/skel/const_slack.skel.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< src/interrupts.c $(LDLIBS)
 
 $(VMROOT)/usr/local/bin/tslack-run-bench: bench/run-bench.sh
 	@mkdir -p $(@D)

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "const_slack.skel.h"
+#include "interrupts.h"
 
 static double now_s(void)
 {
@@ -96,29 +97,6 @@ static int poll_cost_constant(long calls)
 	return ret;
 }
 
-/* Timer interrupts so far: the LOC line of /proc/interrupts, all CPUs. */
-static unsigned long long local_timer_irqs(void)
-{
-	unsigned long long sum = 0, n;
-	char line[4096], *p, *end;
-	FILE *f = fopen("/proc/interrupts", "r");
-
-	while (f && fgets(line, sizeof(line), f)) {
-		p = line + strspn(line, " ");
-		if (strncmp(p, "LOC:", 4))
-			continue;
-		for (p += 4;; p = end) {
-			n = strtoull(p, &end, 10);
-			if (end == p)
-				break;
-			sum += n;
-		}
-	}
-	if (f)
-		fclose(f);
-	return sum;
-}
-
 static void sleeper(double seconds, long period_ms, int go, int out)
 {
 	double end;
@@ -173,7 +151,7 @@ static int sleepers(int nproc, double seconds, long period_ms, const char *proc_
 			}
 		}
 	}
-	irq0 = local_timer_irqs();
+	irq0 = local_timer_interrupts();
 	t0 = now_s();
 	for (i = 0; i < nproc; i++)
 		if (write(go[1], "g", 1) != 1)
@@ -186,7 +164,7 @@ static int sleepers(int nproc, double seconds, long period_ms, const char *proc_
 	t0 = now_s() - t0;
 	while (wait(NULL) > 0)
 		;
-	printf("%.1f %.1f\n", total / t0, (local_timer_irqs() - irq0) / t0);
+	printf("%.1f %.1f\n", total / t0, (local_timer_interrupts() - irq0) / t0);
 	return 0;
 }
 

@@ -18,21 +18,26 @@ _tslackctl()
 	done
 	if [[ -z $cmd ]]; then
 		COMPREPLY=($(compgen -W 'attach detach status set exempt get list check
-			--help --version --verbose' -- "$cur"))
+			top stats --help --version --verbose' -- "$cur"))
 		return
 	fi
 	case $prev in
-	--id | --pid | --max-cgroups) return ;;
+	--id | --pid | --max-cgroups | -n | --iterations | -d | --delay | --depth | --for | --slack)
+		return ;;
+	--sort) COMPREPLY=($(compgen -W 'wakeups path slack' -- "$cur")); return ;;
 	esac
 	case $cmd in
 	attach) COMPREPLY=($(compgen -W '--max-cgroups= --help' -- "$cur")) ;;
 	status | list | check) COMPREPLY=($(compgen -W '--json --help' -- "$cur")) ;;
-	set | exempt | get)
+	top) COMPREPLY=($(compgen -W '--batch --iterations= --delay= --depth= --sort= --json
+		--help' -- "$cur")) ;;
+	set | exempt | get | stats)
 		if [[ $cur == -* ]]; then
 			case $cmd in
 			set) COMPREPLY=($(compgen -W '--max --id= --help' -- "$cur")) ;;
 			exempt) COMPREPLY=($(compgen -W '--id= --help' -- "$cur")) ;;
 			get) COMPREPLY=($(compgen -W '--json --id= --pid= --help' -- "$cur")) ;;
+			stats) COMPREPLY=($(compgen -W '--for= --slack= --json --id= --help' -- "$cur")) ;;
 			esac
 			[[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace
 		else

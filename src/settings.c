@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 
+#include "policy.h"
 #include "settings.h"
 
 bool settings_read(int map_fd, uint64_t id, struct tslack_setting *val)
@@ -147,4 +150,35 @@ fail:
 	free(l.e);
 	free(root);
 	return ret;
+}
+
+int settings_apply(uint64_t id, bool max, uint64_t ns)
+{
+	struct tslack_setting val;
+	int lock, fd, err;
+
+	lock = policy_lock();
+	if (lock < 0)
+		return -1;
+	fd = bpf_obj_get(TSLACK_MAP_PIN);
+	if (fd < 0) {
+		policy_explain(TSLACK_MAP_PIN, fd);
+		policy_unlock(lock);
+		return -1;
+	}
+	settings_read(fd, id, &val);
+	if (max)
+		val.max_slack_ns = ns;
+	else
+		val.min_slack_ns = ns;
+	err = settings_write(fd, id, &val);
+	close(fd);
+	if (err == -E2BIG)
+		fprintf(stderr, "tslackctl: the map is full: detach, then attach with a larger --max-cgroups\n");
+	else if (err)
+		policy_explain("writing the setting", err);
+	else
+		err = policy_invalidate();
+	policy_unlock(lock);
+	return err ? -1 : 0;
 }

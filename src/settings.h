@@ -19,6 +19,13 @@ bool settings_read(int map_fd, uint64_t id, struct tslack_setting *val);
 int settings_write(int map_fd, uint64_t id, const struct tslack_setting *val);
 
 /*
+ * Set @id's min_slack_ns, or with @max its max_slack_ns, to @ns, under the
+ * lock that attach and detach take, and make every task use it from its
+ * next sleep. 0, or -1 after printing why.
+ */
+int settings_apply(uint64_t id, bool max, uint64_t ns);
+
+/*
  * The slack the map imposes on the tasks of @cg, as the policy computes it
  * (tslack.h) and the kernel caps it. 0, or -errno.
  */

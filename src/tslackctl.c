@@ -25,6 +25,7 @@
 #include "parse.h"
 #include "policy.h"
 #include "settings.h"
+#include "top.h"
 
 #ifndef TSLACK_VERSION
 #define TSLACK_VERSION "unknown"
@@ -49,6 +50,11 @@ static const char usage_text[] =
 	"  get [--json] --pid PID     print each thread's own and effective slack\n"
 	"  list [--json]              every cgroup with a setting\n"
 	"  check [--json]             find settings of cgroups that do not exist\n"
+	"  top [-b] [-n N] [-d DELAY] [--depth=N] [--sort=wakeups|path|slack] [--json]\n"
+	"                             timed-sleep wakeups per second by cgroup, live\n"
+	"  stats [--for=10s] [--slack=SLACK] [--json] CGROUP\n"
+	"                             CGROUP's wakeups per second; with --slack, then\n"
+	"                             as long again with that minimum, and restored\n"
 	"\n"
 	"Options:\n"
 	"  -h, --help       print this help (also after a command) and exit\n"
@@ -99,11 +105,15 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 
 /* What a command accepts, parsed by parse_options(). */
 struct opts {
-	bool json, max;
-	const char *id, *pid, *max_cgroups;
+	bool json, max, batch;
+	const char *id, *pid, *max_cgroups, *iterations, *delay, *depth, *sort, *period, *slack;
 };
 
-enum { OPT_JSON = 'j', OPT_MAX = 'm', OPT_ID = 'i', OPT_PID = 'p', OPT_MAX_CGROUPS = 'c' };
+enum {
+	OPT_JSON = 'j', OPT_MAX = 'm', OPT_ID = 'i', OPT_PID = 'p', OPT_MAX_CGROUPS = 'c',
+	OPT_BATCH = 'b', OPT_ITERATIONS = 'n', OPT_DELAY = 'd', OPT_DEPTH = 'D',
+	OPT_SORT = 'S', OPT_FOR = 'F', OPT_SLACK = 's',
+};
 
 static const struct option all_options[] = {
 	{ "help", no_argument, NULL, 'h' },
@@ -112,6 +122,13 @@ static const struct option all_options[] = {
 	{ "id", required_argument, NULL, OPT_ID },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "max-cgroups", required_argument, NULL, OPT_MAX_CGROUPS },
+	{ "batch", no_argument, NULL, OPT_BATCH },
+	{ "iterations", required_argument, NULL, OPT_ITERATIONS },
+	{ "delay", required_argument, NULL, OPT_DELAY },
+	{ "depth", required_argument, NULL, OPT_DEPTH },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "for", required_argument, NULL, OPT_FOR },
+	{ "slack", required_argument, NULL, OPT_SLACK },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -138,7 +155,7 @@ static int parse_options(int argc, char **argv, const char *allowed, struct opts
 	memset(o, 0, sizeof(*o));
 	optind = 0;	/* glibc: start afresh, reading the '+' again */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", all_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:hbn:d:", all_options, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(usage_text, stdout);
 			return 0;
@@ -169,6 +186,27 @@ static int parse_options(int argc, char **argv, const char *allowed, struct opts
 			break;
 		case OPT_MAX_CGROUPS:
 			o->max_cgroups = optarg;
+			break;
+		case OPT_BATCH:
+			o->batch = true;
+			break;
+		case OPT_ITERATIONS:
+			o->iterations = optarg;
+			break;
+		case OPT_DELAY:
+			o->delay = optarg;
+			break;
+		case OPT_DEPTH:
+			o->depth = optarg;
+			break;
+		case OPT_SORT:
+			o->sort = optarg;
+			break;
+		case OPT_FOR:
+			o->period = optarg;
+			break;
+		case OPT_SLACK:
+			o->slack = optarg;
 			break;
 		}
 	}
@@ -311,39 +349,6 @@ static int cmd_status(int argc, char **argv)
 	return attached ? 0 : EXIT_NOT_ATTACHED;
 }
 
-/* Write one field of @cg's setting, under the lock, then make it apply. */
-static int write_setting(const struct cgroup *cg, bool max, uint64_t ns)
-{
-	struct tslack_setting val;
-	int lock, fd, err;
-
-	lock = policy_lock();
-	if (lock < 0)
-		return EXIT_RUNTIME;
-	fd = bpf_obj_get(TSLACK_MAP_PIN);
-	if (fd < 0) {
-		policy_explain(TSLACK_MAP_PIN, fd);
-		policy_unlock(lock);
-		return EXIT_RUNTIME;
-	}
-	settings_read(fd, cg->id, &val);
-	if (max)
-		val.max_slack_ns = ns;
-	else
-		val.min_slack_ns = ns;
-	err = settings_write(fd, cg->id, &val);
-	close(fd);
-	if (err == -E2BIG) {
-		fprintf(stderr, "tslackctl: the map is full: detach, then attach with a larger --max-cgroups\n");
-	} else if (err) {
-		policy_explain("writing the setting", err);
-	} else {
-		err = policy_invalidate();
-	}
-	policy_unlock(lock);
-	return err ? EXIT_RUNTIME : 0;
-}
-
 static int set_field(int argc, char **argv, const struct opts *o, bool max, const char *slack)
 {
 	char err[512], buf[32];
@@ -372,7 +377,7 @@ static int set_field(int argc, char **argv, const struct opts *o, bool max, cons
 		return ret;
 	if (!may_change_policy())
 		return EXIT_RUNTIME;
-	return write_setting(&cg, max, ns);
+	return settings_apply(cg.id, max, ns) ? EXIT_RUNTIME : 0;
 }
 
 static int cmd_set(int argc, char **argv)
@@ -739,6 +744,95 @@ static int cmd_check(int argc, char **argv)
 	return stale ? EXIT_RUNTIME : 0;
 }
 
+static int cmd_top(int argc, char **argv)
+{
+	static const char *const sorts[] = { "wakeups", "path", "slack" };
+	struct top_config cfg = { .delay_ns = 1000000000, .depth = 3 };
+	char err[512], secs[64];
+	uint64_t v;
+	struct opts o;
+	unsigned int i;
+	int ret;
+
+	ret = parse_options(argc, argv, "jbndDS", &o);
+	if (ret >= 0)
+		return ret;
+	if (optind != argc)
+		return usage_error("usage: tslackctl top [-b] [-n N] [-d DELAY] [--depth=N] "
+				   "[--sort=wakeups|path|slack] [--json]");
+	if (o.iterations) {
+		if (parse_count(o.iterations, 1000000, &v, err, sizeof(err)))
+			return usage_error("--iterations: %s", err);
+		cfg.iterations = v;
+	}
+	if (o.delay) {
+		/* Like top and systemd-cgtop: a bare number is seconds. */
+		snprintf(secs, sizeof(secs), "%s%s", o.delay,
+			 o.delay[strspn(o.delay, "0123456789.")] ? "" : "s");
+		if (parse_duration_ns(secs, &cfg.delay_ns, err, sizeof(err)))
+			return usage_error("--delay: %s", err);
+		if (cfg.delay_ns < 100000000 || cfg.delay_ns > 3600000000000ULL)
+			return usage_error("--delay: '%s' is not from 100ms to 1h", o.delay);
+	}
+	if (o.depth) {
+		/* 0 folds everything into the root. */
+		if (!strcmp(o.depth, "0"))
+			cfg.depth = 0;
+		else if (parse_count(o.depth, 64, &v, err, sizeof(err)))
+			return usage_error("--depth: '%s' is not a number from 0 to 64", o.depth);
+		else
+			cfg.depth = v;
+	}
+	for (i = 0; o.sort && i < ARRAY_SIZE(sorts) && strcmp(o.sort, sorts[i]); i++)
+		;
+	if (o.sort && i == ARRAY_SIZE(sorts))
+		return usage_error("--sort: '%s' is not wakeups, path or slack", o.sort);
+	cfg.sort = o.sort ? (enum top_sort)i : TOP_SORT_WAKEUPS;
+	cfg.batch = o.batch || o.json;
+	cfg.json = o.json;
+	if (!may_change_policy())
+		return EXIT_RUNTIME;
+	return top_run(&cfg) ? EXIT_RUNTIME : 0;
+}
+
+static int cmd_stats(int argc, char **argv)
+{
+	uint64_t id = 0, ns = 10000000000ULL, slack;
+	char err[512], buf[32];
+	struct cgroup cg;
+	struct opts o;
+	int ret, first;
+
+	ret = parse_options(argc, argv, "jiFs", &o);
+	if (ret >= 0)
+		return ret;
+	first = optind;
+	ret = check_cgroup_arg(argc, argv, &o, &id);
+	if (ret)
+		return ret;
+	if (optind != argc)
+		return usage_error("too many arguments");
+	if (o.period) {
+		if (parse_duration_ns(o.period, &ns, err, sizeof(err)))
+			return usage_error("--for: %s", err);
+		if (ns < 100000000 || ns > 3600000000000ULL)
+			return usage_error("--for: '%s' is not from 100ms to 1h", o.period);
+	}
+	if (o.slack) {
+		if (parse_duration_ns(o.slack, &slack, err, sizeof(err)))
+			return usage_error("--slack: %s", err);
+		if (slack > TSLACK_KERNEL_MAX_NS)
+			return usage_error("'%s' is more than the %s a policy may impose", o.slack,
+					   format_ns(buf, sizeof(buf), TSLACK_KERNEL_MAX_NS));
+	}
+	ret = find_cgroup(argv[first], &o, id, &cg);
+	if (ret)
+		return ret;
+	if (!may_change_policy())
+		return EXIT_RUNTIME;
+	return stats_run(&cg, ns, o.slack ? &slack : NULL, o.json) ? EXIT_RUNTIME : 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -747,6 +841,7 @@ static const struct {
 	{ "status", cmd_status }, { "set", cmd_set },
 	{ "exempt", cmd_exempt }, { "get", cmd_get },
 	{ "list", cmd_list },	  { "check", cmd_check },
+	{ "top", cmd_top },	  { "stats", cmd_stats },
 };
 
 int main(int argc, char **argv)

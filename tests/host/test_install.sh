@@ -34,8 +34,17 @@ if command -v systemd-analyze >/dev/null; then
 else
 	echo "FAIL install/unit_verifies: no systemd-analyze on this machine"
 fi
-check install/completion_parses 'bash -n "$dest/usr/share/bash-completion/completions/tslackctl"' \
-	"bash -n failed"
+# What the installed completion offers, through bash-completion itself.
+complete_line() {
+	bash -c 'source /usr/share/bash-completion/bash_completion && source "$1" &&
+		COMP_LINE=$2 && read -ra COMP_WORDS <<<"$COMP_LINE" &&
+		{ [ "${COMP_LINE: -1}" != " " ] || COMP_WORDS+=(""); } &&
+		COMP_CWORD=$((${#COMP_WORDS[@]} - 1)) COMP_POINT=${#COMP_LINE} &&
+		_tslackctl && echo "${COMPREPLY[*]}"' sh \
+		"$dest/usr/share/bash-completion/completions/tslackctl" "$1"
+}
+got="$(complete_line "tslackctl st")|$(complete_line "tslackctl top --sort ")"
+check install/completion '[ "$got" = "status stats|wakeups path slack" ]' "offered '$got'"
 check install/man_page 'man -l "$dest/usr/share/man/man8/tslackctl.8" 2>&1 >/dev/null | grep -q . && false || true' \
 	"$(man -l "$dest/usr/share/man/man8/tslackctl.8" 2>&1 >/dev/null | head -n 2)"
 make -s -C "$top" uninstall DESTDIR="$dest" PREFIX=/usr

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counting for tslackctl top and stats: the timed sleeps whose timer
+ * expired and woke their task (nanosleep, poll, select, epoll, futex and
+ * the other hrtimer_sleeper users), by the task's cgroup v2 id. Loaded
+ * only while top or stats runs, and it changes nothing the policy does.
+ * Not counted: timerfd, POSIX timers and itimers, which wake through other
+ * callbacks, and sleeps that end before their timer (a wakeup by data).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+char _license[] SEC("license") = "GPL";
+
+#define E2BIG	7
+#define EEXIST	17
+
+/* Wakeups by cgroup id, per CPU: the counting takes no lock. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u64);
+} wakeups SEC(".maps");
+
+/* A full map: wakeups of cgroups it had no room for. */
+__u64 dropped;
+
+SEC("fentry/hrtimer_wakeup")
+int BPF_PROG(count_wakeup, struct hrtimer *timer)
+{
+	_Static_assert(__builtin_offsetof(struct hrtimer_sleeper, timer) == 0,
+		       "hrtimer_sleeper starts with its timer");
+	/* The timer is the first member of its hrtimer_sleeper. */
+	struct hrtimer_sleeper *sleeper = (void *)timer;
+	struct task_struct *task = BPF_CORE_READ(sleeper, task);
+	__u64 id, one = 1, *n;
+	long err;
+
+	if (!task)
+		return 0;
+	id = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
+	n = bpf_map_lookup_elem(&wakeups, &id);
+	if (!n) {
+		err = bpf_map_update_elem(&wakeups, &id, &one, BPF_NOEXIST);
+		if (err == -EEXIST)	/* another CPU added it meanwhile */
+			n = bpf_map_lookup_elem(&wakeups, &id);
+		else if (err == -E2BIG)
+			__sync_fetch_and_add(&dropped, 1);
+	}
+	if (n)
+		(*n)++;
+	return 0;
+}

@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "format.h"
+#include "interrupts.h"
+#include "policy.h"
+#include "settings.h"
+#include "top.h"
+#include "wakeups.h"
+
+/* One line of top: a cgroup and its subtree folded into it. */
+struct row {
+	struct cgroup cg;
+	uint64_t wakeups;	/* in the interval */
+	uint64_t slack;		/* imposed on it; UINT64_MAX: unknown */
+};
+
+/* What one refresh shows. */
+struct frame {
+	struct row *rows;
+	size_t n, cap;
+	const struct wakeup_count *now, *then;
+	long nnow, nthen;
+	int depth;
+	uint64_t total;		/* every counted wakeup, also of removed cgroups */
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int level(const char *path)
+{
+	int n = 0;
+
+	if (!strcmp(path, "/"))
+		return 0;
+	for (; *path; path++)
+		n += *path == '/';
+	return n;
+}
+
+static struct row *add_row(struct frame *f, const struct cgroup *cg)
+{
+	struct row *r;
+
+	if (f->n == f->cap) {
+		f->cap = f->cap * 2 + 32;
+		r = realloc(f->rows, f->cap * sizeof(*r));
+		if (!r)
+			return NULL;
+		f->rows = r;
+	}
+	r = &f->rows[f->n++];
+	r->cg = *cg;
+	r->wakeups = 0;
+	r->slack = UINT64_MAX;
+	return r;
+}
+
+/* The row of @path's ancestor at level @depth (the root is level 0). */
+static struct row *ancestor_row(struct frame *f, const char *path, int depth)
+{
+	const char *end = path;
+	size_t i, len;
+	int d;
+
+	for (d = 0; d < depth && end; d++)
+		end = strchr(end + 1, '/');
+	len = !depth ? 1 : end ? (size_t)(end - path) : strlen(path);
+	/* Walked parents first: the ancestor's row is there, most likely last. */
+	for (i = f->n; i-- > 0;)
+		if (strlen(f->rows[i].cg.path) == len && !strncmp(f->rows[i].cg.path, path, len))
+			return &f->rows[i];
+	return NULL;
+}
+
+/*
+ * Count each cgroup's wakeups in its own row, down to the frame's depth,
+ * and in every ancestor's: a row is its whole subtree, as in systemd-cgtop.
+ */
+static int fold(struct cgroup *cg, const struct cgroup *parent, void *data)
+{
+	struct frame *f = data;
+	uint64_t n = wakeups_of(f->now, f->nnow, cg->id) - wakeups_of(f->then, f->nthen, cg->id);
+	int lvl = level(cg->path), d;
+	struct row *r;
+
+	(void)parent;
+	if (lvl <= f->depth && !add_row(f, cg))
+		return -1;
+	for (d = 0; n && d <= lvl && d <= f->depth; d++) {
+		r = ancestor_row(f, cg->path, d);
+		if (r)
+			r->wakeups += n;
+	}
+	return 0;
+}
+
+/* Rows without wakeups are left out, but for the root's. */
+static bool shown_row(const struct row *r)
+{
+	return r->wakeups || !strcmp(r->cg.path, "/");
+}
+
+static int cmp_rows(const void *a, const void *b, void *sortp)
+{
+	const struct row *x = a, *y = b;
+	enum top_sort sort = *(enum top_sort *)sortp;
+
+	if (sort == TOP_SORT_WAKEUPS && x->wakeups != y->wakeups)
+		return x->wakeups < y->wakeups ? 1 : -1;
+	if (sort == TOP_SORT_SLACK && x->slack != y->slack)
+		return x->slack < y->slack ? 1 : -1;
+	return strcmp(x->cg.path, y->cg.path);
+}
+
+static uint64_t sum(const struct wakeup_count *c, long n)
+{
+	uint64_t s = 0;
+	long i;
+
+	for (i = 0; i < n; i++)
+		s += c[i].n;
+	return s;
+}
+
+static int build_frame(struct frame *f, const struct top_config *cfg)
+{
+	struct cgroup *root = calloc(1, sizeof(*root));
+	int map_fd = -1, ret = -1;
+	size_t i;
+
+	f->n = 0;
+	f->depth = cfg->depth;
+	f->total = sum(f->now, f->nnow) - sum(f->then, f->nthen);
+	if (!root || cgroup_by_path("/", root, NULL, 0) || cgroup_walk(root, fold, f))
+		goto out;
+	/* What tslack imposes, where it is attached and may be read. */
+	if (policy_attached() > 0)
+		map_fd = bpf_obj_get(TSLACK_MAP_PIN);
+	for (i = 0; map_fd >= 0 && i < f->n; i++)
+		if (settings_effective(map_fd, &f->rows[i].cg, &f->rows[i].slack))
+			f->rows[i].slack = UINT64_MAX;
+	if (map_fd >= 0)
+		close(map_fd);
+	ret = 0;
+out:
+	free(root);
+	return ret;
+}
+
+static void print_frame(struct frame *f, const struct top_config *cfg, double secs,
+			double irqs, int max_rows)
+{
+	char buf[32];
+	int shown;
+	size_t i;
+
+	qsort_r(f->rows, f->n, sizeof(*f->rows), cmp_rows, (void *)&cfg->sort);
+	if (cfg->json) {
+		printf("{\"interval_s\": %.3f, \"timer_interrupts_per_s\": %.1f"
+		       ", \"wakeups_per_s\": %.1f, \"cgroups\": [", secs, irqs / secs,
+		       f->total / secs);
+		for (i = 0, shown = 0; i < f->n; i++) {
+			if (!shown_row(&f->rows[i]))
+				continue;
+			printf("%s{\"path\": ", shown++ ? ", " : "");
+			print_json_string(stdout, f->rows[i].cg.path);
+			printf(", \"id\": %" PRIu64 ", \"wakeups_per_s\": %.1f", f->rows[i].cg.id,
+			       f->rows[i].wakeups / secs);
+			if (f->rows[i].slack != UINT64_MAX)
+				printf(", \"effective_slack_ns\": %" PRIu64, f->rows[i].slack);
+			printf("}");
+		}
+		printf("]}\n");
+		return;
+	}
+	printf("Timer interrupts: %.1f/s   timed-sleep wakeups: %.1f/s   (every %.1fs, depth %d)\n\n",
+	       irqs / secs, f->total / secs, secs, cfg->depth);
+	printf("%-48s %12s %10s\n", "CGROUP", "WAKEUPS/S", "EFFECTIVE");
+	for (i = 0, shown = 0; i < f->n && (max_rows <= 0 || shown < max_rows); i++) {
+		if (!shown_row(&f->rows[i]))
+			continue;
+		shown++;
+		printf("%-48s %12.1f %10s\n", f->rows[i].cg.path, f->rows[i].wakeups / secs,
+		       f->rows[i].slack == UINT64_MAX ? "-" :
+		       format_ns(buf, sizeof(buf), f->rows[i].slack));
+	}
+}
+
+/* Wait @secs or until a key; interactive keys change @cfg. */
+static void wait_or_key(struct top_config *cfg, double secs, bool interactive)
+{
+	struct pollfd pfd = { .fd = 0, .events = POLLIN };
+	double end = now_s() + secs;
+	char c;
+
+	while (!stop && now_s() < end) {
+		if (!interactive) {
+			usleep((end - now_s()) * 1e6);
+			continue;
+		}
+		if (poll(&pfd, 1, (int)((end - now_s()) * 1000) + 1) <= 0 ||
+		    read(0, &c, 1) != 1)
+			continue;
+		if (c == 'q')
+			stop = 1;
+		else if (c == 'w')
+			cfg->sort = TOP_SORT_WAKEUPS;
+		else if (c == 'p')
+			cfg->sort = TOP_SORT_PATH;
+		else if (c == 's')
+			cfg->sort = TOP_SORT_SLACK;
+		else if (c == '+' && cfg->depth < 64)
+			cfg->depth++;
+		else if (c == '-' && cfg->depth > 0)
+			cfg->depth--;
+		else
+			continue;
+		return;		/* redraw at once */
+	}
+}
+
+int top_run(const struct top_config *config)
+{
+	struct top_config cfg = *config;
+	bool interactive = !cfg.batch && isatty(0) && isatty(1);
+	struct wakeup_count *then = NULL, *now = NULL;
+	struct frame f = {};
+	unsigned long long irq0, irq1;
+	struct termios saved, raw;
+	struct winsize ws;
+	double t0, t1;
+	long shown = 0;
+	int ret = 0;
+
+	struct wakeup_counter *c = wakeups_start();
+
+	if (!c)
+		return 1;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (interactive && !tcgetattr(0, &saved)) {
+		raw = saved;
+		raw.c_lflag &= ~(ICANON | ECHO);
+		tcsetattr(0, TCSANOW, &raw);
+	}
+	f.nthen = wakeups_read(c, &then);
+	irq0 = local_timer_interrupts();
+	t0 = now_s();
+	while (!stop && f.nthen >= 0 && (!cfg.iterations || shown < cfg.iterations)) {
+		wait_or_key(&cfg, cfg.delay_ns / 1e9, interactive);
+		if (stop)
+			break;
+		f.nnow = wakeups_read(c, &now);
+		irq1 = local_timer_interrupts();
+		t1 = now_s();
+		if (f.nnow < 0)
+			break;
+		f.now = now;
+		f.then = then;
+		if (build_frame(&f, &cfg)) {
+			ret = 1;
+			break;
+		}
+		if (interactive) {
+			printf("\033[H\033[2J");
+			if (ioctl(1, TIOCGWINSZ, &ws))
+				ws.ws_row = 0;
+		}
+		print_frame(&f, &cfg, t1 - t0, irq1 - irq0, interactive ? ws.ws_row - 5 : 0);
+		if (interactive)
+			printf("\nq quit   w/p/s sort by wakeups/path/slack   +/- depth\n");
+		else if (!cfg.json)
+			printf("\n");
+		fflush(stdout);
+		shown++;
+		free(then);
+		then = now;
+		now = NULL;
+		f.nthen = f.nnow;
+		irq0 = irq1;
+		t0 = t1;
+	}
+	if (f.nthen < 0 || f.nnow < 0) {
+		policy_explain("reading the wakeup counter", f.nthen < 0 ? f.nthen : f.nnow);
+		ret = 1;
+	}
+	if (wakeups_dropped(c))
+		fprintf(stderr, "tslackctl: %" PRIu64 " wakeups not counted: too many cgroups\n",
+			wakeups_dropped(c));
+	if (interactive)
+		tcsetattr(0, TCSANOW, &saved);
+	free(then);
+	free(now);
+	free(f.rows);
+	wakeups_stop(c);
+	return ret;
+}
+
+struct subtree_sum {
+	const struct wakeup_count *now, *then;
+	long nnow, nthen;
+	uint64_t n;
+};
+
+static int add_wakeups(struct cgroup *cg, const struct cgroup *parent, void *data)
+{
+	struct subtree_sum *s = data;
+
+	(void)parent;
+	s->n += wakeups_of(s->now, s->nnow, cg->id) - wakeups_of(s->then, s->nthen, cg->id);
+	return 0;
+}
+
+struct period {
+	uint64_t slack;		/* imposed on the cgroup; UINT64_MAX: unknown */
+	double wakeups, irqs;	/* per second */
+};
+
+/* Count @cg's subtree's wakeups and the machine's timer interrupts for @ns. */
+static int measure(struct wakeup_counter *c, struct cgroup *cg, uint64_t ns, struct period *p)
+{
+	struct subtree_sum s = {};
+	struct wakeup_count *then = NULL, *now = NULL;
+	unsigned long long irq0;
+	double t0, secs;
+	int ret = -1;
+
+	s.nthen = wakeups_read(c, &then);
+	irq0 = local_timer_interrupts();
+	t0 = now_s();
+	while (!stop && now_s() < t0 + ns / 1e9)
+		usleep(((t0 + ns / 1e9) - now_s()) * 1e6 + 1);
+	secs = now_s() - t0;
+	p->irqs = (local_timer_interrupts() - irq0) / secs;
+	s.nnow = wakeups_read(c, &now);
+	s.now = now;
+	s.then = then;
+	if (!stop && s.nthen >= 0 && s.nnow >= 0 && !cgroup_walk(cg, add_wakeups, &s)) {
+		p->wakeups = s.n / secs;
+		ret = 0;
+	}
+	free(then);
+	free(now);
+	return ret;
+}
+
+static uint64_t imposed_on(const struct cgroup *cg)
+{
+	uint64_t ns = UINT64_MAX;
+	int fd;
+
+	if (policy_attached() <= 0)
+		return UINT64_MAX;
+	fd = bpf_obj_get(TSLACK_MAP_PIN);
+	if (fd < 0)
+		return UINT64_MAX;
+	if (settings_effective(fd, cg, &ns))
+		ns = UINT64_MAX;
+	close(fd);
+	return ns;
+}
+
+static void print_stats(const struct cgroup *cg, uint64_t ns, const struct period *p,
+			int n, bool json)
+{
+	static const char *const names[] = { "before", "after" };
+	char slack[32], dur[32];
+	int i;
+
+	if (json) {
+		printf("{\"path\": ");
+		print_json_string(stdout, cg->path);
+		printf(", \"id\": %" PRIu64 ", \"seconds\": %.3f, \"periods\": [", cg->id, ns / 1e9);
+		for (i = 0; i < n; i++) {
+			printf("%s{\"name\": \"%s\"", i ? ", " : "", names[i]);
+			if (p[i].slack != UINT64_MAX)
+				printf(", \"effective_slack_ns\": %" PRIu64, p[i].slack);
+			printf(", \"wakeups_per_s\": %.1f, \"timer_interrupts_per_s\": %.1f}",
+			       p[i].wakeups, p[i].irqs);
+		}
+		printf("]}\n");
+		return;
+	}
+	printf("%s (id %" PRIu64 "), %s each\n", cg->path, cg->id, format_ns(dur, sizeof(dur), ns));
+	printf("%-8s %10s %12s %20s\n", "", "EFFECTIVE", "WAKEUPS/S", "TIMER INTERRUPTS/S");
+	for (i = 0; i < n; i++)
+		printf("%-8s %10s %12.1f %20.1f\n", n > 1 ? names[i] : "", p[i].slack == UINT64_MAX ?
+		       "-" : format_ns(slack, sizeof(slack), p[i].slack), p[i].wakeups, p[i].irqs);
+}
+
+int stats_run(const struct cgroup *target, uint64_t ns, const uint64_t *slack, bool json)
+{
+	struct cgroup *cg = malloc(sizeof(*cg));
+	struct tslack_setting old;
+	struct period p[2];
+	int n = 0, ret = 1, fd;
+	struct wakeup_counter *c;
+
+	if (!cg)
+		return 1;
+	*cg = *target;
+	c = wakeups_start();
+	if (!c)
+		goto out;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	p[0].slack = imposed_on(cg);
+	if (measure(c, cg, ns, &p[n++]))
+		goto out;
+	if (slack) {
+		fd = policy_map_fd();
+		if (fd < 0)
+			goto out;
+		settings_read(fd, cg->id, &old);
+		close(fd);
+		if (settings_apply(cg->id, false, *slack))
+			goto out;
+		p[1].slack = imposed_on(cg);
+		ret = measure(c, cg, ns, &p[n++]);
+		/* Put back what was there, also after ^C. */
+		if (settings_apply(cg->id, false, old.min_slack_ns) || ret)
+			goto out;
+	}
+	print_stats(cg, ns, p, n, json);
+	ret = 0;
+out:
+	if (stop)
+		fprintf(stderr, "tslackctl: interrupted\n");
+	wakeups_stop(c);
+	free(cg);
+	return ret;
+}

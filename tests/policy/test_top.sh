@@ -1,0 +1,62 @@
+#!/bin/sh
+# tslackctl top and stats against a load whose wakeups are known: the
+# bench's 16 sleepers at 10 ms, which count their own wakeups and the
+# timer interrupts (LOC) over their run. top's figures for their cgroup
+# must be within 10% of theirs; its counting is loaded only while it runs.
+. /usr/local/lib/tslack/harness.sh
+plan 9
+# within PCT A B: A within PCT% of B
+within() { awk -v p="$1" -v a="$2" -v b="$3" 'BEGIN { exit !(b > 0 && a > b * (1 - p / 100) && a < b * (1 + p / 100)) }'; }
+# median of the numbers on stdin
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+tslackctl detach
+tslackctl attach || { fail top/attach "tslackctl attach failed"; exit 1; }
+mkdir -p "$CG/wk"
+
+in_cg_bg wk tslack-bench sleepers 16 7 10 >/tmp/sleepers
+load=$!
+usleep 500000
+tslackctl top -b -n 4 -d 1 --depth 1 --json >/tmp/top.json
+wait "$load"
+read -r want_w want_loc </tmp/sleepers
+# The first second may hold the load's start: the median of the four.
+got_w=$(grep -o '"path": "/wk", "id": [0-9]*, "wakeups_per_s": [0-9.]*' /tmp/top.json |
+	awk '{ print $NF }' | median)
+got_loc=$(grep -o '"timer_interrupts_per_s": [0-9.]*' /tmp/top.json | awk '{ print $NF }' | median)
+eq "top/four_frames" 4 "$(grep -c '^{"interval_s"' /tmp/top.json)"
+within 10 "$got_w" "$want_w" && pass top/wakeups_of_the_load ||
+	fail top/wakeups_of_the_load "top says $got_w/s for /wk, the sleepers counted $want_w/s"
+within 10 "$got_loc" "$want_loc" && pass top/timer_interrupts ||
+	fail top/timer_interrupts "top says $got_loc/s, the sleepers' /proc/interrupts $want_loc/s"
+eq "top/nothing_left_loaded" 0 "$(bpftool prog show | grep -c count_wakeup)"
+
+# The text form: a header, and the load's cgroup with its slack.
+tslackctl set wk 20ms
+in_cg_bg wk tslack-bench sleepers 4 3 10 >/dev/null
+load=$!
+usleep 300000
+tslackctl top -b -n 1 -d 1 --depth 1 >/tmp/top.txt
+wait "$load"
+eq "top/text_header" "CGROUP WAKEUPS/S EFFECTIVE" "$(sed -n 3p /tmp/top.txt | tr -s ' ')"
+eq "top/text_row_slack" "20ms" "$(awk '$1 == "/wk" { print $3 }' /tmp/top.txt)"
+tslackctl set wk 0
+
+# stats: before and after 50 ms of slack, and the setting put back.
+in_cg_bg wk tslack-bench sleepers 16 6 10 >/dev/null
+load=$!
+usleep 300000
+tslackctl stats --for 2s --slack 50ms --json wk >/tmp/stats.json
+wait "$load"
+before=$(grep -o '"name": "before", "effective_slack_ns": 0, "wakeups_per_s": [0-9.]*' /tmp/stats.json | awk '{ print $NF }')
+after=$(grep -o '"name": "after", "effective_slack_ns": 50000000, "wakeups_per_s": [0-9.]*' /tmp/stats.json | awk '{ print $NF }')
+awk -v b="$before" -v a="$after" 'BEGIN { exit !(b > 1000 && a < b / 3) }' &&
+	pass stats/slack_cuts_wakeups || fail stats/slack_cuts_wakeups "$(cat /tmp/stats.json)"
+eq "stats/setting_restored" "min_slack_ns 0 max_slack_ns 0 effective_slack_ns 0 " \
+	"$(tslackctl get wk | tr '\n' ' ')"
+expect_error "stats/bad_for" 2 "tslackctl: --for: '10' is not from 100ms to 1h" \
+	tslackctl stats --for 10 wk
+
+tslackctl detach
+rmdir "$CG/wk"
+exit 0
