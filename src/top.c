@@ -255,12 +255,12 @@ int top_run(const struct top_config *config)
 	unsigned long long irq0, irq1;
 	struct termios saved, raw;
 	struct winsize ws;
+	struct wakeup_counter *c;
 	double t0, t1;
 	long shown = 0;
 	int ret = 0;
 
-	struct wakeup_counter *c = wakeups_start();
-
+	c = wakeups_start();
 	if (!c)
 		return 1;
 	signal(SIGINT, on_signal);

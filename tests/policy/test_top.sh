@@ -4,7 +4,7 @@
 # timer interrupts (LOC) over their run. top's figures for their cgroup
 # must be within 10% of theirs; its counting is loaded only while it runs.
 . /usr/local/lib/tslack/harness.sh
-plan 9
+plan 11
 # within PCT A B: A within PCT% of B
 within() { awk -v p="$1" -v a="$2" -v b="$3" 'BEGIN { exit !(b > 0 && a > b * (1 - p / 100) && a < b * (1 + p / 100)) }'; }
 # median of the numbers on stdin
@@ -56,6 +56,12 @@ eq "stats/setting_restored" "min_slack_ns 0 max_slack_ns 0 effective_slack_ns 0 
 	"$(tslackctl get wk | tr '\n' ' ')"
 expect_error "stats/bad_for" 2 "tslackctl: --for: '10' is not from 100ms to 1h" \
 	tslackctl stats --for 10 wk
+
+# On a terminal: a frame, sorted by path after 'p', ended by 'q'.
+tslack-probe pty pq 1500 tslackctl top -d 0.5 >/tmp/top.pty
+eq "top/interactive_quits_on_q" 0 "$?"
+grep -q 'q quit' /tmp/top.pty && grep -q '^CGROUP' /tmp/top.pty && pass top/interactive_frames ||
+	fail top/interactive_frames "$(tr -d '\033' </tmp/top.pty | head -c 300)"
 
 tslackctl detach
 rmdir "$CG/wk"

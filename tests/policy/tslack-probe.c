@@ -6,7 +6,9 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <pthread.h>
+#include <pty.h>
 #include <signal.h>
 #include <linux/capability.h>
 #include <linux/sched.h>
@@ -85,6 +87,7 @@ static int usage(void)
 	fputs("Usage: tslack-probe effective|own\n"
 	      "       tslack-probe set-own NS (then print the effective slack)\n"
 	      "       tslack-probe threads SECONDS (two threads; print the pid)\n"
+	      "       tslack-probe pty KEYS DELAY_MS COMMAND [ARG]...\n"
 	      "       tslack-probe watch COUNT INTERVAL_MS\n"
 	      "       tslack-probe clone-into CGROUP_DIR\n"
 	      "       tslack-probe sleeps PHASE SLACK_NS\n"
@@ -93,6 +96,49 @@ static int usage(void)
 	      "       tslack-probe without-caps COMMAND [ARG]...\n"
 	      "       tslack-probe as-user UID COMMAND [ARG]...\n", stderr);
 	return 2;
+}
+
+/*
+ * Run COMMAND on a new terminal, type KEYS into it one every DELAY_MS
+ * (after waiting DELAY_MS first), and copy what it shows to stdout until it
+ * exits or 10 s pass; exit with its status (124 on the timeout).
+ */
+static int on_pty(const char *keys, long delay_ms, char **cmd)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	char buf[4096];
+	int status, master;
+	long waited = 0;
+	ssize_t n;
+	pid_t pid;
+
+	pid = forkpty(&master, NULL, NULL, NULL);
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		execvp(cmd[0], cmd);
+		_exit(127);
+	}
+	pfd.fd = master;
+	while (waited < 10000) {
+		if (poll(&pfd, 1, 10) > 0) {
+			n = read(master, buf, sizeof(buf));
+			if (n <= 0)
+				break;	/* EIO: the command exited */
+			fwrite(buf, 1, n, stdout);
+			continue;
+		}
+		waited += 10;
+		if (*keys && waited % delay_ms == 0 && write(master, keys++, 1) != 1)
+			break;
+	}
+	if (waited >= 10000) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return 124;
+	}
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 static void *sleep_forever(void *arg)
@@ -133,6 +179,8 @@ int main(int argc, char **argv)
 		printf("%ld\n", effective_slack());
 		return 0;
 	}
+	if (argc >= 5 && !strcmp(argv[1], "pty"))
+		return on_pty(argv[2], atol(argv[3]) / 10 * 10 ?: 10, argv + 4);
 	if (argc == 3 && !strcmp(argv[1], "threads")) {
 		/* Two threads, the second with its own slack, until killed. */
 		pthread_t t;
