@@ -78,4 +78,23 @@ for ms in 0 1 5 20 50 100; do
 	tslackctl set wk "${ms}ms" || exit 1
 	res "sweep_$ms" "$(sleepers)"
 done
+
+# The same sweep per cgroup, as tslackctl top sees it: /wk's 16 sleepers
+# get the slack, /other's 8 beside them keep their own.
+mkdir -p "$CG/other"
+field() { grep -o "$1[0-9.]*" | head -n 1 | awk '{ print $NF }'; }
+for ms in 0 1 5 20 50 100; do
+	tslackctl set wk "${ms}ms" || exit 1
+	sleep 2
+	in_cg_bg other tslack-bench sleepers 8 "$SECONDS_PER_RUN" 10 >/dev/null
+	o=$!
+	in_cg_bg wk tslack-bench sleepers 16 "$SECONDS_PER_RUN" 10 >/dev/null
+	w=$!
+	usleep 500000
+	top=$(tslackctl top -b -n 1 -d $((SECONDS_PER_RUN - 1)) --depth 1 --json)
+	wait "$o" "$w"
+	res "percg_$ms" "$(echo "$top" | field '"path": "/wk", "id": [0-9]*, "wakeups_per_s": ')" \
+		"$(echo "$top" | field '"path": "/other", "id": [0-9]*, "wakeups_per_s": ')" \
+		"$(echo "$top" | field '"timer_interrupts_per_s": ')"
+done
 tslackctl detach

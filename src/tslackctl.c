@@ -759,7 +759,7 @@ static int cmd_top(int argc, char **argv)
 		return ret;
 	if (optind != argc)
 		return usage_error("usage: tslackctl top [-b] [-n N] [-d DELAY] [--depth=N] "
-				   "[--sort=wakeups|path|slack] [--json]");
+				   "[--sort=KEY] [--json]");
 	if (o.iterations) {
 		if (parse_count(o.iterations, 1000000, &v, err, sizeof(err)))
 			return usage_error("--iterations: %s", err);

@@ -3,7 +3,7 @@
 # first line on stderr) and exit status, and leaves the map as it was.
 # Then the callers without privilege.
 . /usr/local/lib/tslack/harness.sh
-plan 69
+plan 78
 
 expect_error "bad/set_before_attach" 1 "tslackctl: tslack is not attached: run 'tslackctl attach' first" \
 	tslackctl set . 1ms
@@ -78,6 +78,15 @@ detach_extra|2|tslackctl: usage: tslackctl detach|detach now
 status_extra|2|tslackctl: usage: tslackctl status [--json]|status now
 list_extra|2|tslackctl: usage: tslackctl list [--json]|list now
 check_extra|2|tslackctl: usage: tslackctl check [--json]|check now
+top_delay_short|2|tslackctl: --delay: '0.01' is not from 100ms to 1h|top -d 0.01
+top_delay_garbage|2|tslackctl: --delay: 'x' is not a duration: $dur|top --delay=x
+top_sort|2|tslackctl: --sort: 'cpu' is not wakeups, path or slack|top --sort=cpu
+top_depth|2|tslackctl: --depth: '65' is not a number from 0 to 64|top --depth 65
+top_iterations|2|tslackctl: --iterations: '0' is not a number from 1 to 1000000|top -n 0
+top_extra|2|tslackctl: usage: tslackctl top [-b] [-n N] [-d DELAY] [--depth=N] [--sort=KEY] [--json]|top now
+stats_missing|2|tslackctl: missing CGROUP|stats
+stats_slack_above_cap|2|tslackctl: '1s' is more than the 500ms a policy may impose|stats --slack=1s s
+stats_no_such_path|1|tslackctl: nope: no such cgroup|stats nope
 TABLE
 
 # check reports on one stream, stdout: each difference, then their count.
