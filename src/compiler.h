@@ -6,5 +6,6 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define __printf(fmt, args) __attribute__((format(printf, fmt, args)))
 #define __noreturn __attribute__((noreturn))
+#define __always_unused __attribute__((unused))
 
 #endif

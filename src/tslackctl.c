@@ -263,33 +263,24 @@ static bool may_change_policy(void)
 	return false;
 }
 
-static int cmd_attach(int argc, char **argv)
+static int cmd_attach(int argc, char **argv __always_unused, const struct opts *o)
 {
 	uint64_t max = TSLACK_DEFAULT_MAX_CGROUPS;
-	struct opts o;
 	char err[512];
-	int ret;
 
-	ret = parse_options(argc, argv, "c", &o);
-	if (ret >= 0)
-		return ret;
 	if (optind != argc)
 		return usage_error("usage: tslackctl attach [--max-cgroups=N]");
-	if (o.max_cgroups && parse_count(o.max_cgroups, 1 << 24, &max, err, sizeof(err)))
+	if (o->max_cgroups && parse_count(o->max_cgroups, 1 << 24, &max, err, sizeof(err)))
 		return usage_error("--max-cgroups: %s", err);
 	if (!may_change_policy())
 		return EXIT_RUNTIME;
 	return policy_attach(max) ? EXIT_RUNTIME : 0;
 }
 
-static int cmd_detach(int argc, char **argv)
+static int cmd_detach(int argc, char **argv __always_unused,
+		      const struct opts *o __always_unused)
 {
-	struct opts o;
-	int ret;
 
-	ret = parse_options(argc, argv, "", &o);
-	if (ret >= 0)
-		return ret;
 	if (optind != argc)
 		return usage_error("usage: tslackctl detach");
 	if (!may_change_policy())
@@ -297,17 +288,13 @@ static int cmd_detach(int argc, char **argv)
 	return policy_detach() ? EXIT_RUNTIME : 0;
 }
 
-static int cmd_status(int argc, char **argv)
+static int cmd_status(int argc, char **argv __always_unused, const struct opts *o)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
-	int fd, attached, ret;
-	struct opts o;
+	int fd, attached;
 	long n = -1;
 
-	ret = parse_options(argc, argv, "j", &o);
-	if (ret >= 0)
-		return ret;
 	if (optind != argc)
 		return usage_error("usage: tslackctl status [--json]");
 	attached = policy_attached();
@@ -329,7 +316,7 @@ static int cmd_status(int argc, char **argv)
 			return EXIT_RUNTIME;
 		}
 	}
-	if (o.json) {
+	if (o->json) {
 		printf("{\"attached\": %s, \"kernel_hook\": %s, \"pin_dir\": \"%s\""
 		       ", \"max_cache_age_ms\": %d",
 		       attached ? "true" : "false", policy_kernel_has_hook() ? "true" : "false",
@@ -380,26 +367,16 @@ static int set_field(int argc, char **argv, const struct opts *o, bool max, cons
 	return settings_apply(cg.id, max, ns) ? EXIT_RUNTIME : 0;
 }
 
-static int cmd_set(int argc, char **argv)
+static int cmd_set(int argc, char **argv, const struct opts *o)
 {
-	struct opts o;
-	int ret;
 
-	ret = parse_options(argc, argv, "mi", &o);
-	if (ret >= 0)
-		return ret;
-	return set_field(argc, argv, &o, o.max, NULL);
+	return set_field(argc, argv, o, o->max, NULL);
 }
 
-static int cmd_exempt(int argc, char **argv)
+static int cmd_exempt(int argc, char **argv, const struct opts *o)
 {
-	struct opts o;
-	int ret;
 
-	ret = parse_options(argc, argv, "i", &o);
-	if (ret >= 0)
-		return ret;
-	return set_field(argc, argv, &o, true, "1");
+	return set_field(argc, argv, o, true, "1");
 }
 
 /* Read a number from a /proc file; -1 on failure. */
@@ -585,29 +562,25 @@ static int get_pid(const char *arg, bool json)
 	return ret;
 }
 
-static int cmd_get(int argc, char **argv)
+static int cmd_get(int argc, char **argv, const struct opts *o)
 {
 	struct tslack_setting val = {};
 	uint64_t id = 0, eff = 0;
 	struct cgroup cg;
 	int ret, fd, attached, first;
-	struct opts o;
 
-	ret = parse_options(argc, argv, "jip", &o);
-	if (ret >= 0)
-		return ret;
-	if (o.pid) {
-		if (o.id || optind != argc)
+	if (o->pid) {
+		if (o->id || optind != argc)
 			return usage_error("usage: tslackctl get [--json] --pid PID");
-		return get_pid(o.pid, o.json);
+		return get_pid(o->pid, o->json);
 	}
 	first = optind;
-	ret = check_cgroup_arg(argc, argv, &o, &id);
+	ret = check_cgroup_arg(argc, argv, o, &id);
 	if (ret)
 		return ret;
 	if (optind != argc)
 		return usage_error("too many arguments");
-	ret = find_cgroup(argv[first], &o, id, &cg);
+	ret = find_cgroup(argv[first], o, id, &cg);
 	if (ret)
 		return ret;
 	/* Not attached: no setting applies, and none is shown. */
@@ -630,7 +603,7 @@ static int cmd_get(int argc, char **argv)
 			return EXIT_RUNTIME;
 		}
 	}
-	if (o.json) {
+	if (o->json) {
 		printf("{\"path\": ");
 		print_json_string(stdout, cg.path);
 		printf(", \"id\": %" PRIu64 ", \"min_slack_ns\": %llu, \"max_slack_ns\": %llu"
@@ -644,18 +617,12 @@ static int cmd_get(int argc, char **argv)
 }
 
 /*
- * What list and check start with: their options (--json only), the map
- * (left open in *@fd) and every setting in it. Returns -1 to go on, or an
- * exit status.
+ * What list and check start with: no operand, the map (left open in
+ * *@fd) and every setting in it. Returns -1 to go on, or an exit status.
  */
-static int read_settings(int argc, char **argv, const char *usage, struct opts *o,
-			 int *fd, struct settings_entry **e, long *n)
+static int read_settings(int argc, const char *usage, int *fd, struct settings_entry **e,
+			 long *n)
 {
-	int ret;
-
-	ret = parse_options(argc, argv, "j", o);
-	if (ret >= 0)
-		return ret;
 	if (optind != argc)
 		return usage_error("%s", usage);
 	*fd = policy_map_fd();
@@ -670,20 +637,19 @@ static int read_settings(int argc, char **argv, const char *usage, struct opts *
 	return -1;
 }
 
-static int cmd_list(int argc, char **argv)
+static int cmd_list(int argc, char **argv __always_unused, const struct opts *o)
 {
 	struct settings_entry *e = NULL;
 	char min[32], max[32], eff[32];
 	struct cgroup cg;
 	uint64_t imposed;
 	int fd = -1, ret;
-	struct opts o;
-	long n, i;
+	long n = 0, i;
 
-	ret = read_settings(argc, argv, "usage: tslackctl list [--json]", &o, &fd, &e, &n);
+	ret = read_settings(argc, "usage: tslackctl list [--json]", &fd, &e, &n);
 	if (ret >= 0)
 		return ret;
-	if (o.json)
+	if (o->json)
 		printf("[");
 	else
 		printf("%-32s %10s %8s %8s %9s\n", "CGROUP", "ID", "MIN", "MAX", "EFFECTIVE");
@@ -693,7 +659,7 @@ static int cmd_list(int argc, char **argv)
 		imposed = 0;
 		if (cg.path[0] && settings_effective(fd, &cg, &imposed))
 			cg.path[0] = '\0';	/* removed meanwhile */
-		if (o.json) {
+		if (o->json) {
 			printf("%s{\"path\": ", i ? ", " : "");
 			if (cg.path[0])
 				print_json_string(stdout, cg.path);
@@ -709,34 +675,33 @@ static int cmd_list(int argc, char **argv)
 		       e[i].val.max_slack_ns ? format_ns(max, sizeof(max), e[i].val.max_slack_ns) : "-",
 		       format_ns(eff, sizeof(eff), imposed));
 	}
-	if (o.json)
+	if (o->json)
 		printf("]\n");
 	free(e);
 	close(fd);
 	return 0;
 }
 
-static int cmd_check(int argc, char **argv)
+static int cmd_check(int argc, char **argv __always_unused, const struct opts *o)
 {
 	struct settings_entry *e = NULL;
 	long n, i, stale = 0;
-	struct opts o;
 	int fd = -1, ret;
 
-	ret = read_settings(argc, argv, "usage: tslackctl check [--json]", &o, &fd, &e, &n);
+	ret = read_settings(argc, "usage: tslackctl check [--json]", &fd, &e, &n);
 	if (ret >= 0)
 		return ret;
 	close(fd);
 	/* Entries of no cgroup sort first. */
-	if (o.json)
+	if (o->json)
 		printf("{\"stale\": [");
 	for (i = 0; i < n && !e[i].path[0]; i++, stale++) {
-		if (o.json)
+		if (o->json)
 			printf("%s%" PRIu64, i ? ", " : "", e[i].id);
 		else
 			printf("id %" PRIu64 ": stale entry, no such cgroup\n", e[i].id);
 	}
-	if (o.json)
+	if (o->json)
 		printf("], \"entries\": %ld}\n", n);
 	else if (stale)
 		printf("%ld entries differ from the cgroup tree\n", stale);
@@ -744,104 +709,97 @@ static int cmd_check(int argc, char **argv)
 	return stale ? EXIT_RUNTIME : 0;
 }
 
-static int cmd_top(int argc, char **argv)
+static int cmd_top(int argc, char **argv __always_unused, const struct opts *o)
 {
 	static const char *const sorts[] = { "wakeups", "path", "slack" };
 	struct top_config cfg = { .delay_ns = 1000000000, .depth = 3 };
 	char err[512], secs[64];
 	uint64_t v;
-	struct opts o;
 	unsigned int i;
-	int ret;
 
-	ret = parse_options(argc, argv, "jbndDS", &o);
-	if (ret >= 0)
-		return ret;
 	if (optind != argc)
 		return usage_error("usage: tslackctl top [-b] [-n N] [-d DELAY] [--depth=N] "
 				   "[--sort=KEY] [--json]");
-	if (o.iterations) {
-		if (parse_count(o.iterations, 1000000, &v, err, sizeof(err)))
+	if (o->iterations) {
+		if (parse_count(o->iterations, 1000000, &v, err, sizeof(err)))
 			return usage_error("--iterations: %s", err);
 		cfg.iterations = v;
 	}
-	if (o.delay) {
+	if (o->delay) {
 		/* Like top and systemd-cgtop: a bare number is seconds. */
-		snprintf(secs, sizeof(secs), "%s%s", o.delay,
-			 o.delay[strspn(o.delay, "0123456789.")] ? "" : "s");
+		snprintf(secs, sizeof(secs), "%s%s", o->delay,
+			 o->delay[strspn(o->delay, "0123456789.")] ? "" : "s");
 		if (parse_duration_ns(secs, &cfg.delay_ns, err, sizeof(err)))
 			return usage_error("--delay: %s", err);
 		if (cfg.delay_ns < 100000000 || cfg.delay_ns > 3600000000000ULL)
-			return usage_error("--delay: '%s' is not from 100ms to 1h", o.delay);
+			return usage_error("--delay: '%s' is not from 100ms to 1h", o->delay);
 	}
-	if (o.depth) {
+	if (o->depth) {
 		/* 0 folds everything into the root. */
-		if (!strcmp(o.depth, "0"))
+		if (!strcmp(o->depth, "0"))
 			cfg.depth = 0;
-		else if (parse_count(o.depth, 64, &v, err, sizeof(err)))
-			return usage_error("--depth: '%s' is not a number from 0 to 64", o.depth);
+		else if (parse_count(o->depth, 64, &v, err, sizeof(err)))
+			return usage_error("--depth: '%s' is not a number from 0 to 64", o->depth);
 		else
 			cfg.depth = v;
 	}
-	for (i = 0; o.sort && i < ARRAY_SIZE(sorts) && strcmp(o.sort, sorts[i]); i++)
+	for (i = 0; o->sort && i < ARRAY_SIZE(sorts) && strcmp(o->sort, sorts[i]); i++)
 		;
-	if (o.sort && i == ARRAY_SIZE(sorts))
-		return usage_error("--sort: '%s' is not wakeups, path or slack", o.sort);
-	cfg.sort = o.sort ? (enum top_sort)i : TOP_SORT_WAKEUPS;
-	cfg.batch = o.batch || o.json;
-	cfg.json = o.json;
+	if (o->sort && i == ARRAY_SIZE(sorts))
+		return usage_error("--sort: '%s' is not wakeups, path or slack", o->sort);
+	cfg.sort = o->sort ? (enum top_sort)i : TOP_SORT_WAKEUPS;
+	cfg.batch = o->batch || o->json;
+	cfg.json = o->json;
 	if (!may_change_policy())
 		return EXIT_RUNTIME;
 	return top_run(&cfg) ? EXIT_RUNTIME : 0;
 }
 
-static int cmd_stats(int argc, char **argv)
+static int cmd_stats(int argc, char **argv, const struct opts *o)
 {
 	uint64_t id = 0, ns = 10000000000ULL, slack;
 	char err[512], buf[32];
 	struct cgroup cg;
-	struct opts o;
 	int ret, first;
 
-	ret = parse_options(argc, argv, "jiFs", &o);
-	if (ret >= 0)
-		return ret;
 	first = optind;
-	ret = check_cgroup_arg(argc, argv, &o, &id);
+	ret = check_cgroup_arg(argc, argv, o, &id);
 	if (ret)
 		return ret;
 	if (optind != argc)
 		return usage_error("too many arguments");
-	if (o.period) {
-		if (parse_duration_ns(o.period, &ns, err, sizeof(err)))
+	if (o->period) {
+		if (parse_duration_ns(o->period, &ns, err, sizeof(err)))
 			return usage_error("--for: %s", err);
 		if (ns < 100000000 || ns > 3600000000000ULL)
-			return usage_error("--for: '%s' is not from 100ms to 1h", o.period);
+			return usage_error("--for: '%s' is not from 100ms to 1h", o->period);
 	}
-	if (o.slack) {
-		if (parse_duration_ns(o.slack, &slack, err, sizeof(err)))
+	if (o->slack) {
+		if (parse_duration_ns(o->slack, &slack, err, sizeof(err)))
 			return usage_error("--slack: %s", err);
 		if (slack > TSLACK_KERNEL_MAX_NS)
-			return usage_error("'%s' is more than the %s a policy may impose", o.slack,
+			return usage_error("'%s' is more than the %s a policy may impose", o->slack,
 					   format_ns(buf, sizeof(buf), TSLACK_KERNEL_MAX_NS));
 	}
-	ret = find_cgroup(argv[first], &o, id, &cg);
+	ret = find_cgroup(argv[first], o, id, &cg);
 	if (ret)
 		return ret;
 	if (!may_change_policy())
 		return EXIT_RUNTIME;
-	return stats_run(&cg, ns, o.slack ? &slack : NULL, o.json) ? EXIT_RUNTIME : 0;
+	return stats_run(&cg, ns, o->slack ? &slack : NULL, o->json) ? EXIT_RUNTIME : 0;
 }
 
+/* Each command, and the options it takes (their values in struct opts). */
 static const struct {
 	const char *name;
-	int (*fn)(int argc, char **argv);
+	const char *options;
+	int (*fn)(int argc, char **argv, const struct opts *o);
 } commands[] = {
-	{ "attach", cmd_attach }, { "detach", cmd_detach },
-	{ "status", cmd_status }, { "set", cmd_set },
-	{ "exempt", cmd_exempt }, { "get", cmd_get },
-	{ "list", cmd_list },	  { "check", cmd_check },
-	{ "top", cmd_top },	  { "stats", cmd_stats },
+	{ "attach", "c", cmd_attach },	{ "detach", "", cmd_detach },
+	{ "status", "j", cmd_status },	{ "set", "mi", cmd_set },
+	{ "exempt", "i", cmd_exempt },	{ "get", "jip", cmd_get },
+	{ "list", "j", cmd_list },	{ "check", "j", cmd_check },
+	{ "top", "jbndDS", cmd_top },	{ "stats", "jiFs", cmd_stats },
 };
 
 int main(int argc, char **argv)
@@ -853,7 +811,8 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int i;
-	int c;
+	struct opts o;
+	int c, ret;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+hVv", options, NULL)) != -1) {
@@ -880,8 +839,13 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	libbpf_set_print(libbpf_print);
-	for (i = 0; i < ARRAY_SIZE(commands); i++)
-		if (!strcmp(argv[optind], commands[i].name))
-			return commands[i].fn(argc - optind, argv + optind);
+	for (i = 0; i < ARRAY_SIZE(commands); i++) {
+		if (strcmp(argv[optind], commands[i].name))
+			continue;
+		argc -= optind;
+		argv += optind;
+		ret = parse_options(argc, argv, commands[i].options, &o);
+		return ret >= 0 ? ret : commands[i].fn(argc, argv, &o);
+	}
 	return usage_error("unknown command '%s'", argv[optind]);
 }
