@@ -28,7 +28,8 @@ _tslackctl()
 	esac
 	case $cmd in
 	attach) COMPREPLY=($(compgen -W '--max-cgroups= --help' -- "$cur")) ;;
-	status | list | check) COMPREPLY=($(compgen -W '--json --help' -- "$cur")) ;;
+	status | list) COMPREPLY=($(compgen -W '--json --help' -- "$cur")) ;;
+	check) COMPREPLY=($(compgen -W '--json --fix --help' -- "$cur")) ;;
 	top) COMPREPLY=($(compgen -W '--batch --iterations= --delay= --depth= --sort= --json
 		--help' -- "$cur")) ;;
 	set | exempt | get | stats)

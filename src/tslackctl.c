@@ -49,7 +49,8 @@ static const char usage_text[] =
 	"  get [--json] CGROUP        print min, max and effective slack\n"
 	"  get [--json] --pid PID     print each thread's own and effective slack\n"
 	"  list [--json]              every cgroup with a setting\n"
-	"  check [--json]             find settings of cgroups that do not exist\n"
+	"  check [--json] [--fix]     find (and remove) settings of cgroups that do\n"
+	"                             not exist\n"
 	"  top [-b] [-n N] [-d DELAY] [--depth=N] [--sort=wakeups|path|slack] [--json]\n"
 	"                             timed-sleep wakeups per second by cgroup, live\n"
 	"  stats [--for=10s] [--slack=SLACK] [--json] CGROUP\n"
@@ -105,14 +106,14 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 
 /* What a command accepts, parsed by parse_options(). */
 struct opts {
-	bool json, max, batch;
+	bool json, max, batch, fix;
 	const char *id, *pid, *max_cgroups, *iterations, *delay, *depth, *sort, *period, *slack;
 };
 
 enum {
 	OPT_JSON = 'j', OPT_MAX = 'm', OPT_ID = 'i', OPT_PID = 'p', OPT_MAX_CGROUPS = 'c',
 	OPT_BATCH = 'b', OPT_ITERATIONS = 'n', OPT_DELAY = 'd', OPT_DEPTH = 'D',
-	OPT_SORT = 'S', OPT_FOR = 'F', OPT_SLACK = 's',
+	OPT_SORT = 'S', OPT_FOR = 'F', OPT_SLACK = 's', OPT_FIX = 'x',
 };
 
 static const struct option all_options[] = {
@@ -129,6 +130,7 @@ static const struct option all_options[] = {
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "for", required_argument, NULL, OPT_FOR },
 	{ "slack", required_argument, NULL, OPT_SLACK },
+	{ "fix", no_argument, NULL, OPT_FIX },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -207,6 +209,9 @@ static int parse_options(int argc, char **argv, const char *allowed, struct opts
 			break;
 		case OPT_SLACK:
 			o->slack = optarg;
+			break;
+		case OPT_FIX:
+			o->fix = true;
 			break;
 		}
 	}
@@ -685,28 +690,49 @@ static int cmd_list(int argc, char **argv __always_unused, const struct opts *o)
 static int cmd_check(int argc, char **argv __always_unused, const struct opts *o)
 {
 	struct settings_entry *e = NULL;
-	long n, i, stale = 0;
-	int fd = -1, ret;
+	long n = 0, i, stale = 0, removed = 0;
+	int fd = -1, ret, lock = -1;
 
-	ret = read_settings(argc, "usage: tslackctl check [--json]", &fd, &e, &n);
+	ret = read_settings(argc, "usage: tslackctl check [--json] [--fix]", &fd, &e, &n);
 	if (ret >= 0)
 		return ret;
-	close(fd);
 	/* Entries of no cgroup sort first. */
+	while (stale < n && !e[stale].path[0])
+		stale++;
+	if (o->fix && stale) {
+		if (!may_change_policy() || (lock = policy_lock()) < 0) {
+			close(fd);
+			free(e);
+			return EXIT_RUNTIME;
+		}
+		/* Only what is still stale now that writers are held off. */
+		for (i = 0; i < stale; i++) {
+			char path[PATH_MAX];
+			struct cgroup cg;
+
+			if (!cgroup_by_id(e[i].id, &cg, path, sizeof(path)))
+				continue;
+			if (!settings_write(fd, e[i].id, &(struct tslack_setting){}))
+				removed++;
+		}
+		policy_unlock(lock);
+	}
+	close(fd);
 	if (o->json)
 		printf("{\"stale\": [");
-	for (i = 0; i < n && !e[i].path[0]; i++, stale++) {
+	for (i = 0; i < stale; i++) {
 		if (o->json)
 			printf("%s%" PRIu64, i ? ", " : "", e[i].id);
 		else
-			printf("id %" PRIu64 ": stale entry, no such cgroup\n", e[i].id);
+			printf("id %" PRIu64 ": stale entry, no such cgroup%s\n", e[i].id,
+			       o->fix ? ": removed" : "");
 	}
 	if (o->json)
-		printf("], \"entries\": %ld}\n", n);
-	else if (stale)
+		printf("], \"removed\": %ld, \"entries\": %ld}\n", removed, n);
+	else if (stale && !o->fix)
 		printf("%ld entries differ from the cgroup tree\n", stale);
 	free(e);
-	return stale ? EXIT_RUNTIME : 0;
+	return stale > removed ? EXIT_RUNTIME : 0;
 }
 
 static int cmd_top(int argc, char **argv __always_unused, const struct opts *o)
@@ -798,7 +824,7 @@ static const struct {
 	{ "attach", "c", cmd_attach },	{ "detach", "", cmd_detach },
 	{ "status", "j", cmd_status },	{ "set", "mi", cmd_set },
 	{ "exempt", "i", cmd_exempt },	{ "get", "jip", cmd_get },
-	{ "list", "j", cmd_list },	{ "check", "j", cmd_check },
+	{ "list", "j", cmd_list },	{ "check", "jx", cmd_check },
 	{ "top", "jbndDS", cmd_top },	{ "stats", "jiFs", cmd_stats },
 };
 

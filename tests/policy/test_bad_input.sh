@@ -3,7 +3,7 @@
 # first line on stderr) and exit status, and leaves the map as it was.
 # Then the callers without privilege.
 . /usr/local/lib/tslack/harness.sh
-plan 78
+plan 79
 
 expect_error "bad/set_before_attach" 1 "tslackctl: tslack is not attached: run 'tslackctl attach' first" \
 	tslackctl set . 1ms
@@ -77,7 +77,7 @@ attach_extra|2|tslackctl: usage: tslackctl attach [--max-cgroups=N]|attach now
 detach_extra|2|tslackctl: usage: tslackctl detach|detach now
 status_extra|2|tslackctl: usage: tslackctl status [--json]|status now
 list_extra|2|tslackctl: usage: tslackctl list [--json]|list now
-check_extra|2|tslackctl: usage: tslackctl check [--json]|check now
+check_extra|2|tslackctl: usage: tslackctl check [--json] [--fix]|check now
 top_delay_short|2|tslackctl: --delay: '0.01' is not from 100ms to 1h|top -d 0.01
 top_delay_garbage|2|tslackctl: --delay: 'x' is not a duration: $dur|top --delay=x
 top_sort|2|tslackctl: --sort: 'cpu' is not wakeups, path or slack|top --sort=cpu
@@ -98,8 +98,11 @@ out=$(tslackctl check 2>/dev/null)
 rc=$?
 eq "check/one_stream" "id 999999: stale entry, no such cgroup|1 entries differ from the cgroup tree|exit 1" \
 	"$(printf '%s\n' "$out" | tr '\n' '|')exit $rc"
-# shellcheck disable=SC2086
-bpftool map delete pinned "$MAP" $stale
+# --fix removes it, and only it.
+out=$(tslackctl check --fix)
+rc=$?
+eq "check/fix" "id 999999: stale entry, no such cgroup: removed|exit 0|exit 0|1" \
+	"$out|exit $rc|exit $(tslackctl check >/dev/null; echo $?)|$(tslackctl status | tail -n 1 | cut -d' ' -f5)"
 
 # Without privilege: nobody, and root without CAP_BPF and CAP_SYS_ADMIN.
 denied="tslackctl: permission denied (needs root: CAP_BPF and CAP_SYS_ADMIN)"

@@ -181,7 +181,7 @@ eq "edge/500ms" 500000000 "$(slack_in s/d1)"
 tslackctl set s 0
 out=$(tslackctl check 2>&1)
 eq "check/consistent" "0 " "$? $out"
-eq "check/json" '{"stale": [], "entries": 2}' "$(tslackctl check --json)"
+eq "check/json" '{"stale": [], "removed": 0, "entries": 2}' "$(tslackctl check --json)"
 
 # A full map is a clear error that changes nothing.
 tslackctl detach
