@@ -173,17 +173,16 @@ install-tools: deps
 	vmtest/build-kernel --tree
 	vmtest/build-tools
 
-$(BUILD)/tslack.service: dist/tslack.service.in
-	@mkdir -p $(@D)
-	sed 's|@SBINDIR@|$(SBINDIR)|g' $< > $@
-
-install: $(BUILD)/tslack.service
+# The unit names where tslackctl is installed: made at each install.
+install:
 	[ -x $(LIBBPF_A) ] || [ -f $(LIBBPF_A) ] || $(MAKE) install-tools
 	$(MAKE) $(BUILD)/tslackctl
 	install -D -m 0755 $(BUILD)/tslackctl $(DESTDIR)$(SBINDIR)/tslackctl
 	install -D -m 0644 src/tslackctl.8 $(DESTDIR)$(MANDIR)/man8/tslackctl.8
 	install -D -m 0644 dist/tslackctl.bash $(DESTDIR)$(BASHCOMPDIR)/tslackctl
-	install -D -m 0644 $(BUILD)/tslack.service $(DESTDIR)$(UNITDIR)/tslack.service
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|@SBINDIR@|$(SBINDIR)|g' dist/tslack.service.in > $(DESTDIR)$(UNITDIR)/tslack.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/tslack.service
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
