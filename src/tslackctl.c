@@ -324,7 +324,8 @@ static int cmd_status(int argc, char **argv __always_unused, const struct opts *
 	if (o->json) {
 		printf("{\"attached\": %s, \"kernel_hook\": %s, \"pin_dir\": \"%s\""
 		       ", \"max_cache_age_ms\": %d",
-		       attached ? "true" : "false", policy_kernel_has_hook() ? "true" : "false",
+		       attached ? "true" : "false",
+		       attached || policy_kernel_has_hook() ? "true" : "false",
 		       TSLACK_PIN_DIR, TSLACK_MAX_CACHE_AGE_MS);
 		if (n >= 0)
 			printf(", \"settings\": %ld, \"max_settings\": %u", n, info.max_entries);
