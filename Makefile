@@ -107,6 +107,21 @@ $(BUILD)/tslackctl: $(TSLACKCTL_SRCS) $(wildcard src/*.h) bpf/tslack.h \
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DTSLACK_VERSION='"$(VERSION)"' $(LDFLAGS) -o $@ $(TSLACKCTL_SRCS) $(LDLIBS)
 
+# tslackd: sd-bus has no static library in Debian, so libsystemd is linked
+# dynamically (every systemd system has it) and the rest statically.
+TSLACKD_SRCS := $(wildcard src/tslackd/*.c) src/policy.c src/settings.c src/cgroup.c \
+	src/parse.c src/format.c
+$(BUILD)/tslackd: $(TSLACKD_SRCS) $(wildcard src/*.h src/tslackd/*.h) bpf/tslack.h \
+		$(BUILD)/skel/tslack.skel.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DTSLACK_VERSION='"$(VERSION)"' \
+		-DTSLACKD_CONFIG_DIR='"$(SYSCONFDIR)/tslack"' -o $@ $(TSLACKD_SRCS) \
+		$(LIBBPF_A) -Wl,-Bstatic -lelf -lz -Wl,-Bdynamic -lsystemd
+
+$(VMROOT)/usr/local/sbin/tslackd: $(BUILD)/tslackd
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+
 $(VMROOT)/usr/local/sbin/tslackctl: $(BUILD)/tslackctl
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
@@ -154,7 +169,8 @@ $(VMROOT)/usr/local/bin/bpftool: $(BPFTOOL)
 	install -m 0755 $< $@
 
 vmroot: $(addprefix $(TESTDIR)/,$(KERNEL_TESTS) $(POLICY_TESTS)) \
-	$(VMROOT)/usr/local/sbin/tslackctl $(VMROOT)/usr/local/bin/tslack-probe \
+	$(VMROOT)/usr/local/sbin/tslackctl $(VMROOT)/usr/local/sbin/tslackd \
+	$(VMROOT)/usr/local/bin/tslack-probe \
 	$(VMROOT)/usr/local/bin/tslack-run-tests $(VMROOT)/usr/local/bin/bpftool \
 	$(VMROOT)/usr/local/bin/tslack-demo $(VMROOT)/usr/local/bin/tslack-bench \
 	$(VMROOT)/usr/local/bin/tslack-run-bench $(VMROOT)/usr/local/bin/tslack-stress \
@@ -165,8 +181,10 @@ SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR ?= /etc
 INSTALLED := $(SBINDIR)/tslackctl $(MANDIR)/man8/tslackctl.8 \
-	$(BASHCOMPDIR)/tslackctl $(UNITDIR)/tslack.service
+	$(BASHCOMPDIR)/tslackctl $(UNITDIR)/tslack.service \
+	$(SBINDIR)/tslackd $(MANDIR)/man8/tslackd.8 $(UNITDIR)/tslackd.service
 
 # tslackctl needs libbpf and bpftool from the patched tree, not the kernel.
 install-tools: deps
@@ -176,13 +194,20 @@ install-tools: deps
 # The unit names where tslackctl is installed: made at each install.
 install:
 	[ -x $(LIBBPF_A) ] || [ -f $(LIBBPF_A) ] || $(MAKE) install-tools
-	$(MAKE) $(BUILD)/tslackctl
+	$(MAKE) $(BUILD)/tslackctl $(BUILD)/tslackd
 	install -D -m 0755 $(BUILD)/tslackctl $(DESTDIR)$(SBINDIR)/tslackctl
+	install -D -m 0755 $(BUILD)/tslackd $(DESTDIR)$(SBINDIR)/tslackd
 	install -D -m 0644 src/tslackctl.8 $(DESTDIR)$(MANDIR)/man8/tslackctl.8
+	install -D -m 0644 src/tslackd/tslackd.8 $(DESTDIR)$(MANDIR)/man8/tslackd.8
 	install -D -m 0644 dist/tslackctl.bash $(DESTDIR)$(BASHCOMPDIR)/tslackctl
 	install -d $(DESTDIR)$(UNITDIR)
-	sed 's|@SBINDIR@|$(SBINDIR)|g' dist/tslack.service.in > $(DESTDIR)$(UNITDIR)/tslack.service
-	chmod 0644 $(DESTDIR)$(UNITDIR)/tslack.service
+	for u in tslack tslackd; do \
+		sed 's|@SBINDIR@|$(SBINDIR)|g' dist/$$u.service.in > $(DESTDIR)$(UNITDIR)/$$u.service && \
+		chmod 0644 $(DESTDIR)$(UNITDIR)/$$u.service || exit 1; \
+	done
+	# The configuration is the admin's: never overwritten.
+	[ -e $(DESTDIR)$(SYSCONFDIR)/tslack/tslackd.conf ] || \
+		install -D -m 0644 dist/tslackd.conf $(DESTDIR)$(SYSCONFDIR)/tslack/tslackd.conf
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))

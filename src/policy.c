@@ -30,10 +30,11 @@ void policy_explain(const char *what, int err)
 	err = err < 0 ? -err : err;
 	if (err == EPERM || err == EACCES)
 		fprintf(stderr,
-			"tslackctl: %s: permission denied (needs root: CAP_BPF and CAP_SYS_ADMIN)\n",
-			what);
+			"%s: %s: permission denied (needs root: CAP_BPF and CAP_SYS_ADMIN)\n",
+			program_invocation_short_name, what);
 	else
-		fprintf(stderr, "tslackctl: %s: %s\n", what, strerror(err));
+		fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, what,
+			strerror(err));
 }
 
 bool policy_kernel_has_hook(void)
@@ -47,14 +48,15 @@ bool policy_kernel_has_hook(void)
 }
 
 static const char no_hook[] =
-	"tslackctl: this kernel has no timer_slack_ops: boot one with the tslack patches (CONFIG_TIMER_SLACK_BPF=y)\n";
+	"%s: this kernel has no timer_slack_ops: boot one with the tslack patches (CONFIG_TIMER_SLACK_BPF=y)\n";
 
 void policy_not_attached(void)
 {
 	if (!policy_kernel_has_hook())
-		fputs(no_hook, stderr);
+		fprintf(stderr, no_hook, program_invocation_short_name);
 	else
-		fprintf(stderr, "tslackctl: tslack is not attached: run 'tslackctl attach' first\n");
+		fprintf(stderr, "%s: tslack is not attached: run 'tslackctl attach' first\n",
+			program_invocation_short_name);
 }
 
 int policy_attached(void)
@@ -185,7 +187,7 @@ int policy_attach(unsigned int max_cgroups)
 	}
 	/* Before libbpf would say it in many lines of its own. */
 	if (!policy_kernel_has_hook()) {
-		fputs(no_hook, stderr);
+		fprintf(stderr, no_hook, program_invocation_short_name);
 		return -1;
 	}
 	remove_dead_attaches();

@@ -174,7 +174,8 @@ int settings_apply(uint64_t id, bool max, uint64_t ns)
 	err = settings_write(fd, id, &val);
 	close(fd);
 	if (err == -E2BIG)
-		fprintf(stderr, "tslackctl: the map is full: detach, then attach with a larger --max-cgroups\n");
+		fprintf(stderr, "%s: the map is full: detach, then attach with a larger --max-cgroups\n",
+			program_invocation_short_name);
 	else if (err)
 		policy_explain("writing the setting", err);
 	else

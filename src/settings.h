@@ -5,12 +5,16 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <linux/types.h>
 
 #include "../bpf/tslack.h"
 #include "cgroup.h"
 
 /* The most slack the kernel lets a policy impose, in ns. */
 #define TSLACK_KERNEL_MAX_NS 500000000ULL
+
+/* The max_slack_ns that exempts a subtree: its tasks keep their own slack. */
+#define TSLACK_EXEMPT_MAX_NS 1ULL
 
 /* @id's setting, zeros if it has none. True if it has an entry. */
 bool settings_read(int map_fd, uint64_t id, struct tslack_setting *val);

@@ -15,12 +15,6 @@ JOBS=$(($(nproc) + 1))
 log() { printf 'vmtest: %s\n' "$*" >&2; }
 die() { printf 'vmtest: error: %s\n' "$*" >&2; exit 1; }
 
-# --systemd: the kernel of the systemd guest, built beside the normal one.
-use_systemd_kernel() {
-	KBUILD=$CACHE/build-systemd
-	FRAGMENTS+=("$TOP/vmtest/config-systemd.fragment")
-}
-
 # --debug: the lockdep/KASAN variant, built beside the normal one.
 use_debug_kernel() {
 	KBUILD=$CACHE/build-debug

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The sessions systemd-logind knows, and the cgroups systemd gave them. */
+#ifndef TSLACKD_LOGIND_H
+#define TSLACKD_LOGIND_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+struct session {
+	char id[64];
+	char user[64];
+	uint32_t uid;
+	bool idle;		/* IdleHint */
+	bool locked;		/* LockedHint */
+	bool active;		/* Active: the foreground session of its seat, or seatless */
+	char scope_cg[PATH_MAX];	/* its session-N.scope's cgroup, "" if none */
+	char user_cg[PATH_MAX];		/* its user's user@UID.service's, "" if none */
+};
+
+/*
+ * Call @fn whenever logind says something changed: a session or user came
+ * or went, a property changed, logind restarted. 0 or -errno.
+ */
+int logind_subscribe(sd_bus *bus, sd_bus_message_handler_t fn, void *data);
+
+/*
+ * The sessions that are not closing, with their hints and cgroups: the
+ * number in *@out (to free()), or -errno after printing why.
+ */
+int logind_sessions(sd_bus *bus, struct session **out);
+
+/*
+ * Set the IdleHint (or with @locked the LockedHint) of session @id
+ * ("auto": the caller's own) to @on, as a session's idle tracker does.
+ * 0, or -1 after printing why.
+ */
+int logind_set_hint(sd_bus *bus, const char *id, bool locked, bool on);
+
+#endif

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* From logind's sessions and the configuration to what the map should hold. */
+#ifndef TSLACKD_PLAN_H
+#define TSLACKD_PLAN_H
+
+#include "config.h"
+#include "logind.h"
+#include "state.h"
+
+/*
+ * The slack session @s gets: Active=, and Idle= when it is idle or in the
+ * background of its seat, and Locked= when locked, whichever is largest.
+ */
+uint64_t plan_session_slack(const struct tslackd_config *cfg, const struct session *s);
+
+/*
+ * What the map should hold for @n sessions: the minimum of each session
+ * with slack on its scope; the smallest of a user's sessions' on the
+ * user's user@UID.service when every session of the user has some; the
+ * exemption cap on the cgroups below those whose name (a unit's) matches
+ * an exemption. The number of wants in *@out (to free()), or -1.
+ */
+int plan(const struct tslackd_config *cfg, const struct session *s, int n,
+	 struct want **out);
+
+#endif

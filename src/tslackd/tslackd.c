@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tslackd: raise the timer slack of a session's processes while logind
+ * says the session is idle, locked or in the background, and lower it
+ * again when it is not. See tslackd(8).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+
+#include "../format.h"
+#include "config.h"
+#include "logind.h"
+#include "plan.h"
+#include "state.h"
+
+#define TSLACKD_STATE "/run/tslackd/state"
+/* After a failure (not attached, say), try again this often. */
+#define RETRY_USEC (10 * 1000000ULL)
+
+struct daemon {
+	sd_event *ev;
+	sd_bus *bus;
+	const char *config_dir;
+	const char *state_file;
+	struct tslackd_config cfg;
+	struct state st;
+	sd_event_source *refresh;	/* deferred: one refresh per burst of signals */
+	sd_event_source *retry;
+	struct session *last;		/* as of the last refresh, for the log */
+	uint64_t *last_slack;
+	int n_last;
+};
+
+/* Say what changed for each session since the last refresh. */
+static void log_sessions(struct daemon *d, const struct session *s, const uint64_t *slack,
+			 int n)
+{
+	const char *what;
+	char buf[32];
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < d->n_last && strcmp(d->last[j].id, s[i].id); j++)
+			;
+		if (j < d->n_last && d->last_slack[j] == slack[i])
+			continue;
+		what = s[i].locked ? "locked" : s[i].idle ? "idle" :
+		       !s[i].active ? "in the background" : "active";
+		fprintf(stderr, "tslackd: session %s of %s is %s: slack %s\n", s[i].id,
+			s[i].user, what, format_ns(buf, sizeof(buf), slack[i]));
+	}
+}
+
+static int refresh(struct daemon *d)
+{
+	struct session *s = NULL;
+	struct want *w = NULL;
+	uint64_t *slack = NULL;
+	int n, nw = -1, i, r = -1;
+
+	n = logind_sessions(d->bus, &s);
+	if (n >= 0) {
+		slack = calloc(n + 1, sizeof(*slack));
+		for (i = 0; slack && i < n; i++)
+			slack[i] = plan_session_slack(&d->cfg, &s[i]);
+		nw = slack ? plan(&d->cfg, s, n, &w) : -1;
+	}
+	if (nw >= 0) {
+		log_sessions(d, s, slack, n);
+		r = state_reconcile(&d->st, w, nw);
+		/* Saved even after a failure: it says what is still to undo. */
+		if (state_save(d->state_file, &d->st, s, slack, n))
+			r = -1;
+		free(d->last);
+		free(d->last_slack);
+		d->last = s;
+		d->last_slack = slack;
+		d->n_last = n;
+		s = NULL;
+		slack = NULL;
+	}
+	free(s);
+	free(slack);
+	free(w);
+	/* Until it works: policy attached again, logind back, memory found. */
+	sd_event_source_set_enabled(d->retry, r ? SD_EVENT_ONESHOT : SD_EVENT_OFF);
+	if (r)
+		sd_event_source_set_time_relative(d->retry, RETRY_USEC);
+	return r;
+}
+
+static int on_refresh(sd_event_source *es, void *data)
+{
+	(void)es;
+	refresh(data);
+	return 0;
+}
+
+static int on_retry(sd_event_source *es, uint64_t usec, void *data)
+{
+	(void)es;
+	(void)usec;
+	refresh(data);
+	return 0;
+}
+
+static int on_logind(sd_bus_message *m, void *data, sd_bus_error *err)
+{
+	struct daemon *d = data;
+
+	(void)m;
+	(void)err;
+	return sd_event_source_set_enabled(d->refresh, SD_EVENT_ONESHOT);
+}
+
+static int on_hup(sd_event_source *es, const struct signalfd_siginfo *si, void *data)
+{
+	struct daemon *d = data;
+	struct tslackd_config cfg;
+
+	(void)es;
+	(void)si;
+	sd_notify(0, "RELOADING=1");
+	if (config_load(d->config_dir, &cfg)) {
+		fprintf(stderr, "tslackd: reload: configuration unchanged\n");
+	} else {
+		config_free(&d->cfg);
+		d->cfg = cfg;
+		fprintf(stderr, "tslackd: configuration reloaded\n");
+		refresh(d);
+	}
+	sd_notify(0, "READY=1");
+	return 0;
+}
+
+static int run(struct daemon *d)
+{
+	sigset_t mask;
+	int r;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	if ((r = sd_event_default(&d->ev)) < 0 ||
+	    (r = sd_bus_open_system(&d->bus)) < 0 ||
+	    (r = sd_bus_attach_event(d->bus, d->ev, 0)) < 0 ||
+	    (r = sd_event_add_signal(d->ev, NULL, SIGTERM, NULL, NULL)) < 0 ||
+	    (r = sd_event_add_signal(d->ev, NULL, SIGINT, NULL, NULL)) < 0 ||
+	    (r = sd_event_add_signal(d->ev, NULL, SIGHUP, on_hup, d)) < 0 ||
+	    (r = sd_event_add_defer(d->ev, &d->refresh, on_refresh, d)) < 0 ||
+	    (r = sd_event_add_time_relative(d->ev, &d->retry, CLOCK_MONOTONIC, RETRY_USEC, 0,
+					    on_retry, d)) < 0 ||
+	    (r = logind_subscribe(d->bus, on_logind, d)) < 0) {
+		fprintf(stderr, "tslackd: setting up the event loop and the system bus: %s\n",
+			strerror(-r));
+		return 1;
+	}
+	sd_event_source_set_enabled(d->refresh, SD_EVENT_OFF);
+	sd_event_source_set_enabled(d->retry, SD_EVENT_OFF);
+	/* What a killed tslackd set is undone or kept by the first refresh. */
+	if (state_load(d->state_file, &d->st))
+		fprintf(stderr, "tslackd: %s ignored\n", d->state_file);
+	refresh(d);
+	sd_notify(0, "READY=1");
+	r = sd_event_loop(d->ev);
+	sd_notify(0, "STOPPING=1");
+	/* Undo everything; the state file is kept only if that failed. */
+	if (!state_reconcile(&d->st, NULL, 0))
+		unlink(d->state_file);
+	else
+		state_save(d->state_file, &d->st, NULL, NULL, 0);
+	return r < 0 ? 1 : 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: tslackd [--config-dir DIR] [--state FILE]\n"
+		"       tslackd --status | --check-config\n"
+		"       tslackd --set-idle yes|no | --set-locked yes|no [--session ID]\n"
+		"Raise the timer slack of the processes of the sessions that logind\n"
+		"says are idle, locked or in the background (tslack must be attached).\n\n"
+		"  --config-dir DIR    read DIR/tslackd.conf and DIR/tslackd.conf.d/*.conf\n"
+		"                      (default %s)\n"
+		"  --state FILE        where the daemon records what it set (default %s)\n"
+		"  --status            show the sessions and what the daemon set\n"
+		"  --check-config      print the configuration as read; exit 1 if it is wrong\n"
+		"  --set-idle yes|no   set the idle hint of this session in logind, for a\n"
+		"                      compositor's idle hook (swayidle, xss-lock)\n"
+		"  --set-locked yes|no the same for the locked hint\n"
+		"  --session ID        with --set-*: that session (root or its owner)\n"
+		"  -h, --help          show this help\n"
+		"  -V, --version       show the version\n",
+		TSLACKD_CONFIG_DIR, TSLACKD_STATE);
+}
+
+static int set_hint(const char *session, bool locked, const char *arg)
+{
+	sd_bus *bus = NULL;
+	int r, on;
+
+	on = !strcmp(arg, "yes") ? 1 : !strcmp(arg, "no") ? 0 : -1;
+	if (on < 0) {
+		fprintf(stderr, "tslackd: --set-%s takes yes or no, not '%s'\n",
+			locked ? "locked" : "idle", arg);
+		return 2;
+	}
+	r = sd_bus_open_system(&bus);
+	if (r < 0) {
+		fprintf(stderr, "tslackd: the system bus: %s\n", strerror(-r));
+		return 1;
+	}
+	r = logind_set_hint(bus, session, locked, on);
+	sd_bus_flush_close_unref(bus);
+	return r ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_CONFIG = 256, OPT_STATE, OPT_STATUS, OPT_CHECK, OPT_IDLE, OPT_LOCKED,
+	       OPT_SESSION };
+	static const struct option opts[] = {
+		{ "config-dir", required_argument, NULL, OPT_CONFIG },
+		{ "state", required_argument, NULL, OPT_STATE },
+		{ "status", no_argument, NULL, OPT_STATUS },
+		{ "check-config", no_argument, NULL, OPT_CHECK },
+		{ "set-idle", required_argument, NULL, OPT_IDLE },
+		{ "set-locked", required_argument, NULL, OPT_LOCKED },
+		{ "session", required_argument, NULL, OPT_SESSION },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{}
+	};
+	struct daemon d = { .config_dir = TSLACKD_CONFIG_DIR, .state_file = TSLACKD_STATE };
+	const char *session = "auto", *hint = NULL;
+	int c, mode = 0, ret;
+
+	while ((c = getopt_long(argc, argv, ":hV", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_CONFIG:
+			d.config_dir = optarg;
+			break;
+		case OPT_STATE:
+			d.state_file = optarg;
+			break;
+		case OPT_IDLE:
+		case OPT_LOCKED:
+			hint = optarg;
+			/* fallthrough */
+		case OPT_STATUS:
+		case OPT_CHECK:
+			if (mode && mode != c) {
+				fprintf(stderr, "tslackd: give one of --status, --check-config, --set-idle, --set-locked\n");
+				return 2;
+			}
+			mode = c;
+			break;
+		case OPT_SESSION:
+			session = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("tslackd %s\n", TSLACK_VERSION);
+			return 0;
+		case ':':
+			fprintf(stderr, "tslackd: %s needs an argument\n", argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr, "tslackd: unknown option '%s'\n", argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "tslackd: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	switch (mode) {
+	case OPT_STATUS:
+		return state_print(d.state_file);
+	case OPT_IDLE:
+	case OPT_LOCKED:
+		return set_hint(session, mode == OPT_LOCKED, hint);
+	}
+	if (config_load(d.config_dir, &d.cfg))
+		return 1;
+	if (mode == OPT_CHECK) {
+		config_print(stdout, &d.cfg);
+		config_free(&d.cfg);
+		return 0;
+	}
+	ret = run(&d);
+	config_free(&d.cfg);
+	return ret;
+}
