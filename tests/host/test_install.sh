@@ -17,7 +17,9 @@ if ! make -s -C "$top" install DESTDIR="$dest" PREFIX=/usr >"$dest.log" 2>&1; th
 fi
 rm -f "$dest.log"
 files="usr/sbin/tslackctl usr/share/man/man8/tslackctl.8
-	usr/share/bash-completion/completions/tslackctl usr/lib/systemd/system/tslack.service"
+	usr/share/bash-completion/completions/tslackctl usr/lib/systemd/system/tslack.service
+	usr/sbin/tslackd usr/share/man/man8/tslackd.8 usr/lib/systemd/system/tslackd.service
+	etc/tslack/tslackd.conf"
 missing=
 for f in $files; do [ -f "$dest/$f" ] || missing="$missing $f"; done
 check install/files '[ -z "$missing" ]' "missing:$missing"
@@ -26,14 +28,26 @@ check install/version '"$dest/usr/sbin/tslackctl" --version | grep -q "^tslackct
 unit=$dest/usr/lib/systemd/system/tslack.service
 check install/unit_paths 'grep -qx "ExecStart=/usr/sbin/tslackctl attach" "$unit" &&
 	grep -qx "ExecStop=/usr/sbin/tslackctl detach" "$unit"' "$(grep ^Exec "$unit")"
+dunit=$dest/usr/lib/systemd/system/tslackd.service
+check install/daemon_unit_paths 'grep -qx "ExecStart=/usr/sbin/tslackd" "$dunit"' \
+	"$(grep ^Exec "$dunit")"
 if command -v systemd-analyze >/dev/null; then
-	# The unit names /usr/sbin/tslackctl: verify it against the DESTDIR's.
-	out=$(sed "s|/usr/sbin/tslackctl|$dest/usr/sbin/tslackctl|" "$unit" >"$dest/tslack.service" &&
-		MANPATH=$dest/usr/share/man systemd-analyze verify "$dest/tslack.service" 2>&1 | grep -v '^$')
+	# The units name /usr/sbin: verify them against the DESTDIR's.
+	for u in tslack tslackd; do
+		sed "s|/usr/sbin/|$dest/usr/sbin/|" "$dest/usr/lib/systemd/system/$u.service" \
+			>"$dest/$u.service"
+	done
+	out=$(cd "$dest" && MANPATH=$dest/usr/share/man \
+		systemd-analyze verify "$dest/tslack.service" "$dest/tslackd.service" 2>&1 | grep -v '^$')
 	check install/unit_verifies '[ -z "$out" ]' "$out"
 else
 	echo "FAIL install/unit_verifies: no systemd-analyze on this machine"
 fi
+# The shipped configuration is the defaults, commented out: it reads back as them.
+check install/config_defaults \
+	'[ "$("$dest/usr/sbin/tslackd" --check-config --config-dir "$dest/etc/tslack")" = \
+	   "$("$dest/usr/sbin/tslackd" --check-config --config-dir /nonexistent)" ]' \
+	"$("$dest/usr/sbin/tslackd" --check-config --config-dir "$dest/etc/tslack" 2>&1 | head -n 2)"
 # What the installed completion offers, through bash-completion itself.
 complete_line() {
 	bash -c 'source /usr/share/bash-completion/bash_completion && source "$1" &&
@@ -45,8 +59,11 @@ complete_line() {
 }
 got="$(complete_line "tslackctl st")|$(complete_line "tslackctl top --sort ")"
 check install/completion '[ "$got" = "status stats|wakeups path slack" ]' "offered '$got'"
-check install/man_page 'man -l "$dest/usr/share/man/man8/tslackctl.8" 2>&1 >/dev/null | grep -q . && false || true' \
-	"$(man -l "$dest/usr/share/man/man8/tslackctl.8" 2>&1 >/dev/null | head -n 2)"
+for m in tslackctl tslackd; do
+	check "install/man_page_$m" \
+		'man -l "$dest/usr/share/man/man8/$m.8" 2>&1 >/dev/null | grep -q . && false || true' \
+		"$(man -l "$dest/usr/share/man/man8/$m.8" 2>&1 >/dev/null | head -n 2)"
+done
 make -s -C "$top" uninstall DESTDIR="$dest" PREFIX=/usr
-left=$(find "$dest" -type f ! -name tslack.service -path "$dest/usr/*")
+left=$(find "$dest/usr" -type f)
 check install/uninstall '[ -z "$left" ]' "left: $left"
