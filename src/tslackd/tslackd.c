@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-daemon.h>
@@ -21,6 +22,7 @@
 #include "logind.h"
 #include "plan.h"
 #include "state.h"
+#include "watch.h"
 
 #define TSLACKD_STATE "/run/tslackd/state"
 /* After a failure (not attached, say), try again this often. */
@@ -35,6 +37,7 @@ struct daemon {
 	struct state st;
 	sd_event_source *refresh;	/* deferred: one refresh per burst of signals */
 	sd_event_source *retry;
+	struct watch watch;
 	struct session *last;		/* as of the last refresh, for the log */
 	uint64_t *last_slack;
 	int n_last;
@@ -77,6 +80,7 @@ static int refresh(struct daemon *d)
 	if (nw >= 0) {
 		log_sessions(d, s, slack, n);
 		r = state_reconcile(&d->st, w, nw);
+		watch_subtrees(&d->watch, w, nw);
 		/* Saved even after a failure: it says what is still to undo. */
 		if (state_save(d->state_file, &d->st, s, slack, n))
 			r = -1;
@@ -110,6 +114,18 @@ static int on_retry(sd_event_source *es, uint64_t usec, void *data)
 	(void)es;
 	(void)usec;
 	refresh(data);
+	return 0;
+}
+
+static int on_cgroup_made(sd_event_source *es, int fd, uint32_t revents, void *data)
+{
+	struct daemon *d = data;
+
+	(void)es;
+	(void)fd;
+	(void)revents;
+	if (watch_drain(&d->watch))
+		sd_event_source_set_enabled(d->refresh, SD_EVENT_ONESHOT);
 	return 0;
 }
 
@@ -161,6 +177,8 @@ static int run(struct daemon *d)
 	    (r = sd_event_add_defer(d->ev, &d->refresh, on_refresh, d)) < 0 ||
 	    (r = sd_event_add_time_relative(d->ev, &d->retry, CLOCK_MONOTONIC, RETRY_USEC, 0,
 					    on_retry, d)) < 0 ||
+	    (r = watch_init(&d->watch)) < 0 ||
+	    (r = sd_event_add_io(d->ev, NULL, d->watch.fd, EPOLLIN, on_cgroup_made, d)) < 0 ||
 	    (r = logind_subscribe(d->bus, on_logind, d)) < 0) {
 		fprintf(stderr, "tslackd: setting up the event loop and the system bus: %s\n",
 			strerror(-r));
@@ -242,7 +260,8 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{}
 	};
-	struct daemon d = { .config_dir = TSLACKD_CONFIG_DIR, .state_file = TSLACKD_STATE };
+	struct daemon d = { .config_dir = TSLACKD_CONFIG_DIR, .state_file = TSLACKD_STATE,
+			    .watch.fd = -1 };
 	const char *session = "auto", *hint = NULL;
 	int c, mode = 0, ret;
 
