@@ -71,20 +71,34 @@ static int get_bool(sd_bus *bus, const char *path, const char *name, bool *v)
 	return r;
 }
 
-/* One session, from its object @path; 1 if it is closing or gone. */
-static int read_session(sd_bus *bus, const char *path, struct session *s)
+/* Is string property @name of session @path @val? 1 if so, 0 if not, or -errno. */
+static int str_is(sd_bus *bus, const char *path, const char *name, const char *val)
 {
-	char *state = NULL, *scope = NULL, unit[64];
+	char *s = NULL;
 	int r;
 
-	r = sd_bus_get_property_string(bus, LOGIN1, path, LOGIN1 ".Session", "State",
-				       NULL, &state);
-	if (r < 0)
-		return r == -ENOENT || r == -EBADR || r == -ENXIO ? 1 : r;
-	r = !strcmp(state, "closing");
-	free(state);
+	r = sd_bus_get_property_string(bus, LOGIN1, path, LOGIN1 ".Session", name, NULL, &s);
+	if (r >= 0)
+		r = !strcmp(s, val);
+	free(s);
+	return r;
+}
+
+/*
+ * One session, from its object @path; 1 if it does not count: closing,
+ * gone, or of class background (cron, su: not someone at the machine,
+ * never idle, and their users' apps should not wait for them).
+ */
+static int read_session(sd_bus *bus, const char *path, struct session *s)
+{
+	char *scope = NULL, unit[64];
+	int r;
+
+	r = str_is(bus, path, "State", "closing");
+	if (!r)
+		r = str_is(bus, path, "Class", "background");
 	if (r)
-		return 1;
+		return r == 1 || r == -ENOENT || r == -EBADR || r == -ENXIO ? 1 : r;
 	if ((r = get_bool(bus, path, "IdleHint", &s->idle)) < 0 ||
 	    (r = get_bool(bus, path, "LockedHint", &s->locked)) < 0 ||
 	    (r = get_bool(bus, path, "Active", &s->active)) < 0)

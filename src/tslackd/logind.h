@@ -26,8 +26,9 @@ struct session {
 int logind_subscribe(sd_bus *bus, sd_bus_message_handler_t fn, void *data);
 
 /*
- * The sessions that are not closing, with their hints and cgroups: the
- * number in *@out (to free()), or -errno after printing why.
+ * The sessions that are neither closing nor of class background, with
+ * their hints and cgroups: the number in *@out (to free()), or -errno
+ * after printing why.
  */
 int logind_sessions(sd_bus *bus, struct session **out);
 
