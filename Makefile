@@ -130,6 +130,19 @@ $(VMROOT)/usr/local/bin/tslack-probe: tests/policy/tslack-probe.c $(TEST_LIB) te
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_LIB)
 
+# The tests of the systemd guest: a directory of their own, so that the
+# busybox guest's runner does not pick them up.
+SYSTEMD_TESTDIR := $(VMROOT)/usr/local/libexec/tslack/systemd-tests
+SYSTEMD_TESTS := $(patsubst tests/systemd/%.sh,%,$(wildcard tests/systemd/test_*.sh))
+
+$(SYSTEMD_TESTDIR)/%: tests/systemd/%.sh
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+
+$(VMROOT)/usr/local/lib/tslack/systemd-lib.sh: tests/systemd/lib.sh
+	@mkdir -p $(@D)
+	install -m 0644 $< $@
+
 $(TESTDIR)/%: tests/policy/%.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
@@ -174,7 +187,8 @@ vmroot: $(addprefix $(TESTDIR)/,$(KERNEL_TESTS) $(POLICY_TESTS)) \
 	$(VMROOT)/usr/local/bin/tslack-run-tests $(VMROOT)/usr/local/bin/bpftool \
 	$(VMROOT)/usr/local/bin/tslack-demo $(VMROOT)/usr/local/bin/tslack-bench \
 	$(VMROOT)/usr/local/bin/tslack-run-bench $(VMROOT)/usr/local/bin/tslack-stress \
-	$(VMROOT)/usr/local/lib/tslack/harness.sh $(VMROOT)/usr/local/lib/tslack/nohook.btf
+	$(VMROOT)/usr/local/lib/tslack/harness.sh $(VMROOT)/usr/local/lib/tslack/nohook.btf \
+	$(addprefix $(SYSTEMD_TESTDIR)/,$(SYSTEMD_TESTS)) $(VMROOT)/usr/local/lib/tslack/systemd-lib.sh
 
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
@@ -217,6 +231,8 @@ test: tools
 	$(MAKE) vmroot
 	tests/fuzz/run $(or $(FUZZ_SECONDS),20) > $(BUILD)/host-results.txt || true
 	tests/host/test_install.sh >> $(BUILD)/host-results.txt || true
+	vmtest/build-rootfs || true
+	vmtest/run-systemd-tests >> $(BUILD)/host-results.txt || true
 	TSLACK_HOST_RESULTS=$(BUILD)/host-results.txt vmtest/run-tests
 
 fuzz:
