@@ -164,27 +164,28 @@ int cgroup_parent(const struct cgroup *cg, struct cgroup *parent)
 	return 0;
 }
 
-static int walk(struct cgroup *top, const struct cgroup *parent,
-		cgroup_walk_fn fn, void *data)
+/*
+ * The child directories of @path in *@names: for each, its inode number
+ * (a uint64_t, unaligned) and its name with its NUL. How many, or -1.
+ */
+static long children(const char *path, char **names, size_t *len)
 {
-	char abs[PATH_MAX * 2];
-	struct cgroup *child;
 	struct dirent *de;
 	struct stat st;
-	int ret, dfd;
+	uint64_t ino;
+	long n = 0;
+	char *abs;
+	FILE *out;
 	DIR *dir;
 
-	ret = fn(top, parent, data);
-	if (ret)
-		return ret;
-
-	snprintf(abs, sizeof(abs), "%s%s", cgroup2_mount(), top->path);
+	if (asprintf(&abs, "%s%s", cgroup2_mount(), path) < 0)
+		return -1;
 	dir = opendir(abs);
+	free(abs);
 	if (!dir)
 		return errno == ENOENT ? 0 : -1;	/* removed meanwhile */
-	dfd = dirfd(dir);
-	child = malloc(sizeof(*child));
-	if (!child) {
+	out = open_memstream(names, len);
+	if (!out) {
 		closedir(dir);
 		return -1;
 	}
@@ -192,20 +193,54 @@ static int walk(struct cgroup *top, const struct cgroup *parent,
 		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") ||
 		    !strcmp(de->d_name, ".."))
 			continue;
-		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW))
-			continue;
-		child->id = st.st_ino;
-		child->slack_ns = 0;
+		if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;	/* removed meanwhile */
+		ino = st.st_ino;
+		fwrite(&ino, sizeof(ino), 1, out);
+		fwrite(de->d_name, 1, strlen(de->d_name) + 1, out);
+		n++;
+	}
+	closedir(dir);
+	return fclose(out) ? -1 : n;
+}
+
+/*
+ * Depth first, with no directory open and nothing big on the stack while
+ * it recurses: a delegated subtree can be as deep as PATH_MAX allows
+ * (2047 levels), and tslackd walks users' subtrees.
+ */
+static int walk(struct cgroup *top, const struct cgroup *parent,
+		cgroup_walk_fn fn, void *data)
+{
+	struct cgroup *child = NULL;
+	char *names = NULL, *p;
+	size_t len = 0;
+	uint64_t ino;
+	long n, i;
+	int ret;
+
+	ret = fn(top, parent, data);
+	if (ret)
+		return ret;
+	n = children(top->path, &names, &len);
+	if (n > 0)
+		child = malloc(sizeof(*child));
+	if (n < 0 || (n > 0 && !child)) {
+		free(names);
+		return -1;
+	}
+	for (i = 0, p = names; i < n && !ret; i++, p += sizeof(ino) + strlen(p + sizeof(ino)) + 1) {
+		memcpy(&ino, p, sizeof(ino));
 		if (snprintf(child->path, sizeof(child->path), "%s/%s",
 			     strcmp(top->path, "/") ? top->path : "",
-			     de->d_name) >= (int)sizeof(child->path))
+			     p + sizeof(ino)) >= (int)sizeof(child->path))
 			continue;	/* deeper than PATH_MAX: out of reach */
+		child->id = ino;
+		child->slack_ns = 0;
 		ret = walk(child, top, fn, data);
-		if (ret)
-			break;
 	}
 	free(child);
-	closedir(dir);
+	free(names);
 	return ret;
 }
 

@@ -3,7 +3,7 @@
 # first line on stderr) and exit status, and leaves the map as it was.
 # Then the callers without privilege.
 . /usr/local/lib/tslack/harness.sh
-plan 79
+plan 81
 
 expect_error "bad/set_before_attach" 1 "tslackctl: tslack is not attached: run 'tslackctl attach' first" \
 	tslackctl set . 1ms
@@ -125,6 +125,18 @@ expect_error "priv/nobody_map_update" 255 \
 	tslack-probe as-user 65534 bpftool map update pinned "$MAP" key 1 0 0 0 0 0 0 0 value 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
 [ "$(tslackctl status | head -n 1)" = "attached: yes (/sys/fs/bpf/tslack)" ] &&
 	pass priv/still_attached || fail priv/still_attached "$(tslackctl status)"
+
+# A hierarchy as deep as PATH_MAX allows (a user can make one in a
+# delegated subtree, and tslackd walks those): every walk copes.
+deep=deep
+while [ ${#deep} -lt 4000 ]; do deep=$deep/a; done
+mkdir -p "$CG/$deep"
+tslackctl list >/dev/null 2>&1
+eq deep/list 0 $?
+tslackctl check >/dev/null 2>&1
+eq deep/check 0 $?
+while [ "$deep" != deep ]; do rmdir "$CG/$deep"; deep=${deep%/a}; done
+rmdir "$CG/deep"
 
 tslackctl detach
 rmdir "$CG/s/c" "$CG/s"
