@@ -27,6 +27,12 @@
 #define TSLACKD_STATE "/run/tslackd/state"
 /* After a failure (not attached, say), try again this often. */
 #define RETRY_USEC (10 * 1000000ULL)
+/*
+ * New cgroups under an idle session are looked at in batches this far
+ * apart: a user making thousands (in a delegated subtree) costs one walk
+ * a second, not one per cgroup.
+ */
+#define SETTLE_USEC (1000000ULL)
 
 struct daemon {
 	sd_event *ev;
@@ -37,6 +43,7 @@ struct daemon {
 	struct state st;
 	sd_event_source *refresh;	/* deferred: one refresh per burst of signals */
 	sd_event_source *retry;
+	sd_event_source *settle;	/* new cgroups seen, refresh pending */
 	struct watch watch;
 	struct session *last;		/* as of the last refresh, for the log */
 	uint64_t *last_slack;
@@ -109,7 +116,7 @@ static int on_refresh(sd_event_source *es, void *data)
 	return 0;
 }
 
-static int on_retry(sd_event_source *es, uint64_t usec, void *data)
+static int on_timer(sd_event_source *es, uint64_t usec, void *data)
 {
 	(void)es;
 	(void)usec;
@@ -120,12 +127,16 @@ static int on_retry(sd_event_source *es, uint64_t usec, void *data)
 static int on_cgroup_made(sd_event_source *es, int fd, uint32_t revents, void *data)
 {
 	struct daemon *d = data;
+	int on = SD_EVENT_OFF;
 
 	(void)es;
 	(void)fd;
 	(void)revents;
-	if (watch_drain(&d->watch))
-		sd_event_source_set_enabled(d->refresh, SD_EVENT_ONESHOT);
+	sd_event_source_get_enabled(d->settle, &on);
+	if (watch_drain(&d->watch) && on == SD_EVENT_OFF) {
+		sd_event_source_set_time_relative(d->settle, SETTLE_USEC);
+		sd_event_source_set_enabled(d->settle, SD_EVENT_ONESHOT);
+	}
 	return 0;
 }
 
@@ -176,7 +187,9 @@ static int run(struct daemon *d)
 	    (r = sd_event_add_signal(d->ev, NULL, SIGHUP, on_hup, d)) < 0 ||
 	    (r = sd_event_add_defer(d->ev, &d->refresh, on_refresh, d)) < 0 ||
 	    (r = sd_event_add_time_relative(d->ev, &d->retry, CLOCK_MONOTONIC, RETRY_USEC, 0,
-					    on_retry, d)) < 0 ||
+					    on_timer, d)) < 0 ||
+	    (r = sd_event_add_time_relative(d->ev, &d->settle, CLOCK_MONOTONIC, SETTLE_USEC, 0,
+					    on_timer, d)) < 0 ||
 	    (r = watch_init(&d->watch)) < 0 ||
 	    (r = sd_event_add_io(d->ev, NULL, d->watch.fd, EPOLLIN, on_cgroup_made, d)) < 0 ||
 	    (r = logind_subscribe(d->bus, on_logind, d)) < 0) {
@@ -186,6 +199,7 @@ static int run(struct daemon *d)
 	}
 	sd_event_source_set_enabled(d->refresh, SD_EVENT_OFF);
 	sd_event_source_set_enabled(d->retry, SD_EVENT_OFF);
+	sd_event_source_set_enabled(d->settle, SD_EVENT_OFF);
 	/* What a killed tslackd set is undone or kept by the first refresh. */
 	if (state_load(d->state_file, &d->st))
 		fprintf(stderr, "tslackd: %s ignored\n", d->state_file);
