@@ -287,6 +287,22 @@ void policy_unlock(int lock)
 	close(lock);
 }
 
+int policy_lock_map(int *map_fd)
+{
+	int lock;
+
+	lock = policy_lock();
+	if (lock < 0)
+		return -1;
+	*map_fd = bpf_obj_get(TSLACK_MAP_PIN);
+	if (*map_fd < 0) {
+		policy_explain(TSLACK_MAP_PIN, *map_fd);
+		policy_unlock(lock);
+		return -1;
+	}
+	return lock;
+}
+
 int policy_map_fd(void)
 {
 	int fd, ret;

@@ -48,6 +48,12 @@ int policy_lock(void);
 void policy_unlock(int lock);
 
 /*
+ * policy_lock(), then a file descriptor of the pinned map in *@map_fd:
+ * the lock, or -1 after printing why (nothing held then).
+ */
+int policy_lock_map(int *map_fd);
+
+/*
  * Make every task ask the policy again at its next sleep, rather than
  * within TSLACK_MAX_CACHE_AGE_MS. 0, or -1 after printing why.
  */

@@ -157,15 +157,9 @@ int settings_apply(uint64_t id, bool max, uint64_t ns)
 	struct tslack_setting val;
 	int lock, fd, err;
 
-	lock = policy_lock();
+	lock = policy_lock_map(&fd);
 	if (lock < 0)
 		return -1;
-	fd = bpf_obj_get(TSLACK_MAP_PIN);
-	if (fd < 0) {
-		policy_explain(TSLACK_MAP_PIN, fd);
-		policy_unlock(lock);
-		return -1;
-	}
 	settings_read(fd, id, &val);
 	if (max)
 		val.max_slack_ns = ns;

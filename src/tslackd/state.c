@@ -185,15 +185,9 @@ int state_reconcile(struct state *st, const struct want *want, int n)
 	bool changed = false;
 	int lock, fd, i, err = 0;
 
-	lock = policy_lock();
+	lock = policy_lock_map(&fd);
 	if (lock < 0)
 		return -1;
-	fd = bpf_obj_get(TSLACK_MAP_PIN);
-	if (fd < 0) {
-		policy_explain(TSLACK_MAP_PIN, fd);
-		policy_unlock(lock);
-		return -1;
-	}
 	for (i = 0; i < st->n;) {
 		if (wanted(&st->a[i], want, n)) {
 			i++;
