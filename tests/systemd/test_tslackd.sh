@@ -6,7 +6,7 @@
 # process sleeps with, read by the process itself. Then what must not leave
 # slack behind: stop, restart, SIGKILL, reload, logout.
 . /usr/local/lib/tslack/systemd-lib.sh
-plan 31
+plan 33
 
 DEFAULT=50000		# every process's own slack: init's
 IDLE=30000000
@@ -123,6 +123,14 @@ expect sigkill/still_idle "$IDLE" "$a"
 hint alice --set-idle no
 expect sigkill/active_restored "$DEFAULT" "$a"
 expect sigkill/user_app_restored "$DEFAULT" "$app"
+
+# A value someone else writes while tslackd holds the field is theirs to keep.
+hint alice --set-idle yes
+expect others/idle "$IDLE" "$a"
+tslackctl set "$(session_scope alice)" 5ms
+hint alice --set-idle no
+expect others/value_kept 5000000 "$a"
+tslackctl set "$(session_scope alice)" 0
 
 # Logout of an idle session: nothing of it stays in the map.
 hint alice --set-idle yes
