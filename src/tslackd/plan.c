@@ -23,6 +23,7 @@ struct wants {
 	struct want *w;
 	int n;
 	const struct tslackd_config *cfg;
+	struct watch *watch;
 	int err;
 };
 
@@ -52,12 +53,14 @@ static void add(struct wants *ws, uint64_t id, enum field f, uint64_t ns, const 
 	snprintf(p->path, sizeof(p->path), "%s", path);
 }
 
+/* Watch @cg for new cgroups; exempt it if its name says so. */
 static int exempt(struct cgroup *cg, const struct cgroup *parent, void *data)
 {
 	struct wants *ws = data;
 	const char *name = strrchr(cg->path, '/') + 1;
 	unsigned int i;
 
+	watch_dir(ws->watch, cg->path);
 	for (i = 0; parent && i < ws->cfg->n_exempt; i++) {
 		if (!fnmatch(ws->cfg->exempt[i], name, 0)) {
 			add(ws, cg->id, FIELD_MAX, TSLACK_EXEMPT_MAX_NS, cg->path);
@@ -88,9 +91,9 @@ static void add_min(struct wants *ws, const char *path, uint64_t ns)
 }
 
 int plan(const struct tslackd_config *cfg, const struct session *s, int n,
-	 struct want **out)
+	 struct want **out, struct watch *w)
 {
-	struct wants ws = { .cfg = cfg };
+	struct wants ws = { .cfg = cfg, .watch = w };
 	uint64_t ns, user_ns;
 	int i, j;
 

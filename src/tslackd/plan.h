@@ -6,6 +6,7 @@
 #include "config.h"
 #include "logind.h"
 #include "state.h"
+#include "watch.h"
 
 /*
  * The slack session @s gets: Active=, and Idle= when it is idle or in the
@@ -18,9 +19,10 @@ uint64_t plan_session_slack(const struct tslackd_config *cfg, const struct sessi
  * with slack on its scope; the smallest of a user's sessions' on the
  * user's user@UID.service when every session of the user has some; the
  * exemption cap on the cgroups below those whose name (a unit's) matches
- * an exemption. The number of wants in *@out (to free()), or -1.
+ * an exemption. Every cgroup of those subtrees is given to watch_dir()
+ * on @w. The number of wants in *@out (to free()), or -1.
  */
 int plan(const struct tslackd_config *cfg, const struct session *s, int n,
-	 struct want **out);
+	 struct want **out, struct watch *w);
 
 #endif

@@ -82,12 +82,12 @@ static int refresh(struct daemon *d)
 		slack = calloc(n + 1, sizeof(*slack));
 		for (i = 0; slack && i < n; i++)
 			slack[i] = plan_session_slack(&d->cfg, &s[i]);
-		nw = slack ? plan(&d->cfg, s, n, &w) : -1;
+		nw = slack ? plan(&d->cfg, s, n, &w, &d->watch) : -1;
 	}
 	if (nw >= 0) {
 		log_sessions(d, s, slack, n);
+		watch_end(&d->watch);
 		r = state_reconcile(&d->st, w, nw);
-		watch_subtrees(&d->watch, w, nw);
 		/* Saved even after a failure: it says what is still to undo. */
 		if (state_save(d->state_file, &d->st, s, slack, n))
 			r = -1;

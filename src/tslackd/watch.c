@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -16,52 +17,38 @@ int watch_init(struct watch *w)
 	return w->fd < 0 ? -errno : 0;
 }
 
-struct adding {
-	int fd;
-	int *wd;
-	int n;
-};
-
-static int add_dir(struct cgroup *cg, const struct cgroup *parent, void *data)
+void watch_dir(struct watch *w, const char *path)
 {
 	char abs[PATH_MAX * 2];
-	struct adding *a = data;
 	int wd, *p;
 
-	(void)parent;
-	snprintf(abs, sizeof(abs), "%s%s", cgroup2_mount(), cg->path);
-	wd = inotify_add_watch(a->fd, abs, IN_CREATE | IN_ONLYDIR);
+	snprintf(abs, sizeof(abs), "%s%s", cgroup2_mount(), path);
+	wd = inotify_add_watch(w->fd, abs, IN_CREATE | IN_ONLYDIR);
 	if (wd < 0)
-		return 0;	/* removed meanwhile */
-	p = realloc(a->wd, (a->n + 1) * sizeof(*p));
+		return;		/* removed meanwhile */
+	p = realloc(w->next, (w->n_next + 1) * sizeof(*p));
 	if (!p)
-		return 0;	/* not watched: seen at the next change instead */
-	a->wd = p;
-	a->wd[a->n++] = wd;
-	return 0;
+		return;		/* not watched: seen at the next change instead */
+	w->next = p;
+	w->next[w->n_next++] = wd;
 }
 
-void watch_subtrees(struct watch *w, const struct want *want, int n)
+void watch_end(struct watch *w)
 {
-	struct adding a = { .fd = w->fd };
-	struct cgroup *top = malloc(sizeof(*top));
 	int i, j;
 
-	for (i = 0; top && i < n; i++) {
-		if (want[i].field == FIELD_MIN && !cgroup_by_path(want[i].path, top, NULL, 0))
-			cgroup_walk(top, add_dir, &a);
-	}
-	free(top);
 	/* A directory watched twice has one wd: drop only those not seen now. */
 	for (i = 0; i < w->n; i++) {
-		for (j = 0; j < a.n && a.wd[j] != w->wd[i]; j++)
+		for (j = 0; j < w->n_next && w->next[j] != w->wd[i]; j++)
 			;
-		if (j == a.n)
+		if (j == w->n_next)
 			inotify_rm_watch(w->fd, w->wd[i]);
 	}
 	free(w->wd);
-	w->wd = a.wd;
-	w->n = a.n;
+	w->wd = w->next;
+	w->n = w->n_next;
+	w->next = NULL;
+	w->n_next = 0;
 }
 
 bool watch_drain(struct watch *w)
@@ -86,4 +73,5 @@ void watch_free(struct watch *w)
 	if (w->fd >= 0)
 		close(w->fd);
 	free(w->wd);
+	free(w->next);
 }

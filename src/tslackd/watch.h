@@ -7,19 +7,24 @@
 #ifndef TSLACKD_WATCH_H
 #define TSLACKD_WATCH_H
 
-#include "state.h"
+#include <stdbool.h>
 
 struct watch {
 	int fd;		/* inotify; readable when a watched cgroup has a new child */
 	int *wd;
 	int n;
+	int *next;	/* being collected until watch_end() */
+	int n_next;
 };
 
 /* 0, or -errno. */
 int watch_init(struct watch *w);
 
-/* Watch every cgroup in the subtrees of @want's minimums, and no other. */
-void watch_subtrees(struct watch *w, const struct want *want, int n);
+/* Watch the cgroup at @path (from the cgroup2 mount) from watch_end() on. */
+void watch_dir(struct watch *w, const char *path);
+
+/* Watch what watch_dir() was given since the last call, and nothing else. */
+void watch_end(struct watch *w);
 
 /* Read the pending events; true if one says a cgroup was made. */
 bool watch_drain(struct watch *w);
