@@ -5,7 +5,7 @@
 # interrupts within 10% of /proc/interrupts over the same time; its
 # counting is loaded only while it runs.
 . /usr/local/lib/tslack/harness.sh
-plan 11
+plan 12
 # within PCT A B: A within PCT% of B
 within() { awk -v p="$1" -v a="$2" -v b="$3" 'BEGIN { exit !(b > 0 && a > b * (1 - p / 100) && a < b * (1 + p / 100)) }'; }
 # The LOC line of /proc/interrupts, summed over the CPUs.
@@ -73,6 +73,18 @@ tslack-probe pty pq 1500 tslackctl top -d 0.5 >/tmp/top.pty
 eq "top/interactive_quits_on_q" 0 "$?"
 grep -q 'q quit' /tmp/top.pty && grep -q '^CGROUP' /tmp/top.pty && pass top/interactive_frames ||
 	fail top/interactive_frames "$(tr -d '\033' </tmp/top.pty | head -c 300)"
+
+# Loading and unloading the counting while timers wake tasks on every CPU:
+# the kernel patches hrtimer_wakeup's entry under them each time.
+in_cg_bg wk tslack-bench sleepers 8 8 1 >/dev/null
+load=$!
+usleep 300000
+cycles=0
+while [ "$cycles" -lt 20 ] && tslackctl top -b -n 1 -d 0.1 --depth 0 >/dev/null; do
+	cycles=$((cycles + 1))
+done
+wait "$load"
+eq "top/twenty_loads_under_wakeups" 20 "$cycles"
 
 tslackctl detach
 rmdir "$CG/wk"
