@@ -31,7 +31,7 @@ uid_of() { id -u "${1%%:*}"; }
 # A session is named USER or USER:TAG (two sessions of one user).
 session_dir() { echo "$SESSIONS/$1"; }
 
-# session_open SESSION [TYPE]: log SESSION's user in with `runuser -l`,
+# session_open SESSION [TYPE [VT]]: log SESSION's user in with `runuser -l`,
 # asking pam_systemd for what a display manager asks: class user, type
 # TYPE (default wayland; logind lets only graphical sessions set their idle
 # hint). Without them runuser, like su and cron, makes a background session
@@ -39,6 +39,9 @@ session_dir() { echo "$SESSIONS/$1"; }
 # each command sent to it (session_run), inside the session: its scope, its
 # XDG_SESSION_ID, XDG_RUNTIME_DIR and bus address. Returns once logind has
 # made the session and user@UID.service is up (pam_systemd waits for both).
+# With VT, the session is on seat0's virtual terminal ttyVT, as a display
+# manager opens one: logind makes it the seat's active session when that
+# terminal is switched to (loginctl activate), and the others background.
 session_open() {
 	_d=$(session_dir "$1")
 	_u=${1%%:*}
@@ -60,8 +63,11 @@ while read -r n <&3; do
 	sh cmd.\$n >out.\$n 2>&1 </dev/null
 	echo \$? >rc.\$n.tmp && mv rc.\$n.tmp rc.\$n
 done"
+	_in=/dev/null
+	[ -n "${3-}" ] && _in=/dev/tty$3
 	XDG_SESSION_TYPE=${2:-wayland} XDG_SESSION_CLASS=user \
-		runuser -l "$_u" -c "$_loop" </dev/null >"$_d/log" 2>&1 &
+		${3:+env XDG_SEAT=seat0 XDG_VTNR=$3} \
+		runuser -l "$_u" -c "$_loop" <"$_in" >"$_d/log" 2>&1 &
 	_rpid=$!
 	echo $_rpid >"$_d/runuser.pid"
 	poll 30 eval 'test -s "$_d/id" || ! kill -0 $_rpid 2>/dev/null'
