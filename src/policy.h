@@ -8,7 +8,9 @@
 
 #include "../bpf/tslack.h"
 
-#define TSLACK_PIN_DIR "/sys/fs/bpf/tslack"
+#define TSLACK_BPFFS "/sys/fs/bpf"
+#define TSLACK_PIN_NAME "tslack"
+#define TSLACK_PIN_DIR TSLACK_BPFFS "/" TSLACK_PIN_NAME
 #define TSLACK_MAP_PIN TSLACK_PIN_DIR "/settings"
 #define TSLACK_LINK_PIN TSLACK_PIN_DIR "/policy"
 #define TSLACK_INVALIDATE_PIN TSLACK_PIN_DIR "/invalidate"

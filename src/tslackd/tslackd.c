@@ -12,12 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/inotify.h>
 #include <unistd.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
 #include "../format.h"
+#include "../policy.h"
 #include "config.h"
 #include "logind.h"
 #include "plan.h"
@@ -140,6 +142,20 @@ static int on_cgroup_made(sd_event_source *es, int fd, uint32_t revents, void *d
 	return 0;
 }
 
+/*
+ * tslackctl attach renames its pin directory into place when the new
+ * policy is ready: its map is empty, and gets what we hold at once.
+ */
+static int on_attach(sd_event_source *es, const struct inotify_event *ev, void *data)
+{
+	struct daemon *d = data;
+
+	(void)es;
+	if (ev->len && !strcmp(ev->name, TSLACK_PIN_NAME))
+		sd_event_source_set_enabled(d->refresh, SD_EVENT_ONESHOT);
+	return 0;
+}
+
 static int on_logind(sd_bus_message *m, void *data, sd_bus_error *err)
 {
 	struct daemon *d = data;
@@ -197,6 +213,11 @@ static int run(struct daemon *d)
 			strerror(-r));
 		return 1;
 	}
+	r = sd_event_add_inotify(d->ev, NULL, TSLACK_BPFFS, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR,
+				 on_attach, d);
+	if (r < 0)
+		fprintf(stderr, "tslackd: %s: %s; after tslackctl detach and attach, restart tslackd\n",
+			TSLACK_BPFFS, strerror(-r));
 	sd_event_source_set_enabled(d->refresh, SD_EVENT_OFF);
 	sd_event_source_set_enabled(d->retry, SD_EVENT_OFF);
 	sd_event_source_set_enabled(d->settle, SD_EVENT_OFF);

@@ -6,7 +6,7 @@
 # process sleeps with, read by the process itself. Then what must not leave
 # slack behind: stop, restart, SIGKILL, reload, logout.
 . /usr/local/lib/tslack/systemd-lib.sh
-plan 33
+plan 38
 
 DEFAULT=50000		# every process's own slack: init's
 IDLE=30000000
@@ -131,6 +131,17 @@ tslackctl set "$(session_scope alice)" 5ms
 hint alice --set-idle no
 expect others/value_kept 5000000 "$a"
 tslackctl set "$(session_scope alice)" 0
+
+# tslack detached and attached again by hand while alice is idle: the new
+# policy's empty map gets what tslackd holds as soon as it is in place.
+hint alice --set-idle yes
+expect reattach/idle "$IDLE" "$a"
+tslackctl detach
+expect reattach/detached "$DEFAULT" "$a"
+tslackctl attach
+expect reattach/held_again "$IDLE" "$a"
+expect reattach/user_app "$IDLE" "$app"
+expect reattach/exempt_app "$DEFAULT" "$ex"
 
 # Logout of an idle session: nothing of it stays in the map.
 hint alice --set-idle yes
