@@ -279,7 +279,7 @@ int policy_lock(void)
 		policy_not_attached();
 	else if (lock < 0)
 		policy_explain(TSLACK_PIN_DIR, lock);
-	return lock < 0 ? -1 : lock;
+	return lock < 0 && lock != -ENOENT ? -1 : lock;
 }
 
 void policy_unlock(int lock)
@@ -293,7 +293,7 @@ int policy_lock_map(int *map_fd)
 
 	lock = policy_lock();
 	if (lock < 0)
-		return -1;
+		return lock;
 	*map_fd = bpf_obj_get(TSLACK_MAP_PIN);
 	if (*map_fd < 0) {
 		policy_explain(TSLACK_MAP_PIN, *map_fd);

@@ -44,14 +44,15 @@ int policy_map_fd(void);
 
 /*
  * Hold off attach and detach, and other writers, until policy_unlock():
- * returns a lock, or -1 after printing why (not attached among them).
+ * returns a lock, or after printing why -ENOENT when tslack is not
+ * attached, -1 for anything else.
  */
 int policy_lock(void);
 void policy_unlock(int lock);
 
 /*
  * policy_lock(), then a file descriptor of the pinned map in *@map_fd:
- * the lock, or -1 after printing why (nothing held then).
+ * the lock, or what policy_lock() returns on failure (nothing held then).
  */
 int policy_lock_map(int *map_fd);
 

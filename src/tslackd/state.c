@@ -187,7 +187,7 @@ int state_reconcile(struct state *st, const struct want *want, int n)
 
 	lock = policy_lock_map(&fd);
 	if (lock < 0)
-		return -1;
+		return lock;
 	for (i = 0; i < st->n;) {
 		if (wanted(&st->a[i], want, n)) {
 			i++;

@@ -48,8 +48,9 @@ struct state {
  * Make the map hold what @want says and undo what is no longer wanted,
  * under the writers' lock. A held field someone else wrote meanwhile
  * gets tslackd's value again and theirs is what is put back; one found
- * changed when it is let go is left as it is. 0, or -1 after printing why (not attached, say): then
- * nothing was lost, a later call finishes the job.
+ * changed when it is let go is left as it is. 0, or after printing why
+ * -ENOENT (tslack not attached) or -1: then nothing was lost, a later
+ * call finishes the job.
  */
 int state_reconcile(struct state *st, const struct want *want, int n);
 

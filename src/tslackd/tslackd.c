@@ -46,6 +46,7 @@ struct daemon {
 	sd_event_source *refresh;	/* deferred: one refresh per burst of signals */
 	sd_event_source *retry;
 	sd_event_source *settle;	/* new cgroups seen, refresh pending */
+	bool attach_watched;		/* on_attach() tells when tslack is attached */
 	struct watch watch;
 	struct session *last;		/* as of the last refresh, for the log */
 	uint64_t *last_slack;
@@ -78,6 +79,7 @@ static int refresh(struct daemon *d)
 	struct want *w = NULL;
 	uint64_t *slack = NULL;
 	int n, nw = -1, i, r = -1;
+	bool retry;
 
 	n = logind_sessions(d->bus, &s);
 	if (n >= 0) {
@@ -104,9 +106,13 @@ static int refresh(struct daemon *d)
 	free(s);
 	free(slack);
 	free(w);
-	/* Until it works: policy attached again, logind back, memory found. */
-	sd_event_source_set_enabled(d->retry, r ? SD_EVENT_ONESHOT : SD_EVENT_OFF);
-	if (r)
+	/*
+	 * Until it works: logind back, memory found. Not while tslack is
+	 * detached if on_attach() will say when it is attached again.
+	 */
+	retry = r && !(r == -ENOENT && d->attach_watched);
+	sd_event_source_set_enabled(d->retry, retry ? SD_EVENT_ONESHOT : SD_EVENT_OFF);
+	if (retry)
 		sd_event_source_set_time_relative(d->retry, RETRY_USEC);
 	return r;
 }
@@ -215,9 +221,9 @@ static int run(struct daemon *d)
 	}
 	r = sd_event_add_inotify(d->ev, NULL, TSLACK_BPFFS, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR,
 				 on_attach, d);
+	d->attach_watched = r >= 0;
 	if (r < 0)
-		fprintf(stderr, "tslackd: %s: %s; after tslackctl detach and attach, restart tslackd\n",
-			TSLACK_BPFFS, strerror(-r));
+		fprintf(stderr, "tslackd: watching %s: %s\n", TSLACK_BPFFS, strerror(-r));
 	sd_event_source_set_enabled(d->refresh, SD_EVENT_OFF);
 	sd_event_source_set_enabled(d->retry, SD_EVENT_OFF);
 	sd_event_source_set_enabled(d->settle, SD_EVENT_OFF);

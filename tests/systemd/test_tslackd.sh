@@ -138,6 +138,8 @@ hint alice --set-idle yes
 expect reattach/idle "$IDLE" "$a"
 tslackctl detach
 expect reattach/detached "$DEFAULT" "$a"
+# A refresh while detached fails, and waits for the attach.
+systemctl reload tslackd.service
 tslackctl attach
 expect reattach/held_again "$IDLE" "$a"
 expect reattach/user_app "$IDLE" "$app"
