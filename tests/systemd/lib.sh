@@ -194,6 +194,27 @@ wait_slack() {
 	return $_rc
 }
 
+# expect_slack NAME WANT FILE: check NAME, that the process writing FILE
+# sleeps with WANT (after waiting for it up to 10 s).
+expect_slack() {
+	_got=$(wait_slack "$3" "$2")
+	eq "$1" "$2" "$_got"
+}
+
+# tslackd_config: stdin becomes tslackd's whole configuration (no drop-ins).
+tslackd_config() {
+	mkdir -p /etc/tslack/tslackd.conf.d
+	rm -f /etc/tslack/tslackd.conf.d/*.conf
+	cat >/etc/tslack/tslackd.conf
+}
+
+# session_close_all: log out every session the test opened and left open.
+session_close_all() {
+	for _s in "$SESSIONS"/*; do
+		[ -d "$_s" ] && session_close "${_s##*/}"
+	done
+}
+
 # session_prop SESSION PROPERTY: logind's PROPERTY of the session.
 session_prop() { loginctl show-session -P "$2" "$(session_id "$1")"; }
 

@@ -15,9 +15,7 @@ mono() { systemctl show -P "$2" "$1"; }
 
 cleanup() {
 	systemctl stop tslack-test-svc.service 2>/dev/null
-	for s in "$SESSIONS"/*; do
-		[ -d "$s" ] && session_close "${s##*/}"
-	done
+	session_close_all
 }
 trap cleanup EXIT
 

@@ -13,8 +13,7 @@ IDLE=30000000
 LOCKED=60000000
 RELOADED=40000000
 
-mkdir -p /etc/tslack/tslackd.conf.d
-cat >/etc/tslack/tslackd.conf <<CONF
+tslackd_config <<CONF
 [Slack]
 Idle=30ms
 Locked=60ms
@@ -22,12 +21,6 @@ Locked=60ms
 [Exempt]
 Units=exempt-*.service
 CONF
-
-# expect NAME WANT FILE: the process writing FILE sleeps with WANT.
-expect() {
-	_got=$(wait_slack "$3" "$2")
-	eq "$1" "$2" "$_got"
-}
 
 # hint SESSION OPTION...: tslackd --set-idle/--set-locked from inside the
 # session, as a compositor's idle hook runs it (sbin is not in a user's PATH).
@@ -55,15 +48,15 @@ session_spawn bob "$(probe_cmd "$b")"
 user_app alice app-probe.service "$(probe_cmd "$app")"
 user_app alice exempt-audio.service "$(probe_cmd "$ex")"
 service_start sys-probe.service "$(probe_cmd "$sys")"
-expect active/session "$DEFAULT" "$a"
+expect_slack active/session "$DEFAULT" "$a"
 
 # Idle from inside the session, as swayidle would run it.
 hint alice --set-idle yes
-expect idle/session "$IDLE" "$a"
-expect idle/user_app "$IDLE" "$app"
-expect idle/exempt_app "$DEFAULT" "$ex"
-expect idle/other_session "$DEFAULT" "$b"
-expect idle/system_service "$DEFAULT" "$sys"
+expect_slack idle/session "$IDLE" "$a"
+expect_slack idle/user_app "$IDLE" "$app"
+expect_slack idle/exempt_app "$DEFAULT" "$ex"
+expect_slack idle/other_session "$DEFAULT" "$b"
+expect_slack idle/system_service "$DEFAULT" "$sys"
 if tslackd --status | grep -q "^$(session_id alice) .* idle .* 30ms"; then
 	pass idle/status
 else
@@ -73,44 +66,44 @@ fi
 # An exempt unit that starts while the session is idle is exempted too.
 late=$(probe_file alice-late alice)
 user_app alice exempt-late.service "$(probe_cmd "$late")"
-expect idle/exempt_app_started_later "$DEFAULT" "$late"
+expect_slack idle/exempt_app_started_later "$DEFAULT" "$late"
 
 hint alice --set-locked yes
-expect locked/session "$LOCKED" "$a"
-expect locked/user_app "$LOCKED" "$app"
+expect_slack locked/session "$LOCKED" "$a"
+expect_slack locked/user_app "$LOCKED" "$app"
 
 hint alice --set-locked no
 hint alice --set-idle no
-expect active_again/session "$DEFAULT" "$a"
-expect active_again/user_app "$DEFAULT" "$app"
+expect_slack active_again/session "$DEFAULT" "$a"
+expect_slack active_again/user_app "$DEFAULT" "$app"
 if poll 5 map_empty; then pass active_again/map_empty; else fail active_again/map_empty "$(tslackctl list)"; fi
 
 # A second session of alice stays active: her apps are not slowed.
 session_open alice:2
 hint alice --set-idle yes
-expect two_sessions/idle_one "$IDLE" "$a"
-expect two_sessions/user_app_kept "$DEFAULT" "$app"
+expect_slack two_sessions/idle_one "$IDLE" "$a"
+expect_slack two_sessions/user_app_kept "$DEFAULT" "$app"
 session_close alice:2
-expect two_sessions/other_logged_out "$IDLE" "$app"
+expect_slack two_sessions/other_logged_out "$IDLE" "$app"
 
 # Stop undoes everything, start does it again.
 systemctl stop tslackd.service
-expect stop/session_restored "$DEFAULT" "$a"
+expect_slack stop/session_restored "$DEFAULT" "$a"
 if map_empty; then pass stop/map_empty; else fail stop/map_empty "$(tslackctl list)"; fi
 systemctl start tslackd.service
-expect start/idle_again "$IDLE" "$a"
+expect_slack start/idle_again "$IDLE" "$a"
 
 # Reload: a new drop-in is used; a wrong one is refused and changes nothing.
 printf '[Slack]\nIdle=40ms\n' >/etc/tslack/tslackd.conf.d/50-test.conf
 systemctl reload tslackd.service
-expect reload/new_value "$RELOADED" "$a"
+expect_slack reload/new_value "$RELOADED" "$a"
 printf '[Slack]\nIdle=1min\n' >/etc/tslack/tslackd.conf.d/60-wrong.conf
 systemctl reload tslackd.service
-expect reload/wrong_refused "$RELOADED" "$a"
+expect_slack reload/wrong_refused "$RELOADED" "$a"
 eq reload/still_running active "$(systemctl is-active tslackd.service)"
 rm /etc/tslack/tslackd.conf.d/50-test.conf /etc/tslack/tslackd.conf.d/60-wrong.conf
 systemctl reload tslackd.service
-expect reload/back "$IDLE" "$a"
+expect_slack reload/back "$IDLE" "$a"
 
 # SIGKILL while idle: systemd restarts it, and the new one knows what the
 # killed one set (else it would take 30 ms for what was there before).
@@ -119,35 +112,35 @@ systemctl kill -s KILL tslackd.service
 poll 20 eval '[ "$(systemctl show -P MainPID tslackd.service)" != "$pid" ] &&
 	[ "$(systemctl is-active tslackd.service)" = active ]'
 eq sigkill/restarted active "$(systemctl is-active tslackd.service)"
-expect sigkill/still_idle "$IDLE" "$a"
+expect_slack sigkill/still_idle "$IDLE" "$a"
 hint alice --set-idle no
-expect sigkill/active_restored "$DEFAULT" "$a"
-expect sigkill/user_app_restored "$DEFAULT" "$app"
+expect_slack sigkill/active_restored "$DEFAULT" "$a"
+expect_slack sigkill/user_app_restored "$DEFAULT" "$app"
 
 # A value someone else writes while tslackd holds the field is theirs to keep.
 hint alice --set-idle yes
-expect others/idle "$IDLE" "$a"
+expect_slack others/idle "$IDLE" "$a"
 tslackctl set "$(session_scope alice)" 5ms
 hint alice --set-idle no
-expect others/value_kept 5000000 "$a"
+expect_slack others/value_kept 5000000 "$a"
 tslackctl set "$(session_scope alice)" 0
 
 # tslack detached and attached again by hand while alice is idle: the new
 # policy's empty map gets what tslackd holds as soon as it is in place.
 hint alice --set-idle yes
-expect reattach/idle "$IDLE" "$a"
+expect_slack reattach/idle "$IDLE" "$a"
 tslackctl detach
-expect reattach/detached "$DEFAULT" "$a"
+expect_slack reattach/detached "$DEFAULT" "$a"
 # A refresh while detached fails, and waits for the attach.
 systemctl reload tslackd.service
 tslackctl attach
-expect reattach/held_again "$IDLE" "$a"
-expect reattach/user_app "$IDLE" "$app"
-expect reattach/exempt_app "$DEFAULT" "$ex"
+expect_slack reattach/held_again "$IDLE" "$a"
+expect_slack reattach/user_app "$IDLE" "$app"
+expect_slack reattach/exempt_app "$DEFAULT" "$ex"
 
 # Logout of an idle session: nothing of it stays in the map.
 hint alice --set-idle yes
-expect logout/idle "$IDLE" "$a"
+expect_slack logout/idle "$IDLE" "$a"
 session_close alice
 if poll 10 eval 'tslackctl check >/dev/null 2>&1 && ! tslackd --status | grep -q "session-$(session_id alice).scope"'; then
 	pass logout/nothing_stale

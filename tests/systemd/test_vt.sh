@@ -10,22 +10,13 @@ plan 12
 DEFAULT=50000
 IDLE=30000000
 
-mkdir -p /etc/tslack/tslackd.conf.d
-cat >/etc/tslack/tslackd.conf <<CONF
+tslackd_config <<CONF
 [Slack]
 Idle=30ms
 CONF
-rm -f /etc/tslack/tslackd.conf.d/*.conf
-
-expect() {
-	_got=$(wait_slack "$3" "$2")
-	eq "$1" "$2" "$_got"
-}
 
 cleanup() {
-	for s in "$SESSIONS"/*; do
-		[ -d "$s" ] && session_close "${s##*/}"
-	done
+	session_close_all
 	systemctl stop tslackd.service
 }
 trap cleanup EXIT
@@ -48,17 +39,17 @@ loginctl activate "$(session_id alice)"
 prop_is bob Active no && prop_is alice Active yes && pass switch/alice_active ||
 	fail switch/alice_active "alice Active=$(session_prop alice Active), bob $(session_prop bob Active)"
 eq switch/bob_not_idle no "$(session_prop bob IdleHint)"
-expect switch/alice_session "$DEFAULT" "$a"
-expect switch/bob_background "$IDLE" "$b"
-expect switch/bob_app "$IDLE" "$app"
+expect_slack switch/alice_session "$DEFAULT" "$a"
+expect_slack switch/bob_background "$IDLE" "$b"
+expect_slack switch/bob_app "$IDLE" "$app"
 eq switch/status "background 30ms" \
 	"$(tslackd --status | awk -v s="$(session_id bob)" '$1 == s { print $3, $4 }')"
 
 # And back to bob's.
 loginctl activate "$(session_id bob)"
-expect back/bob_session "$DEFAULT" "$b"
-expect back/bob_app "$DEFAULT" "$app"
-expect back/alice_background "$IDLE" "$a"
+expect_slack back/bob_session "$DEFAULT" "$b"
+expect_slack back/bob_app "$DEFAULT" "$app"
+expect_slack back/alice_background "$IDLE" "$a"
 
 session_close alice
 session_close bob
