@@ -431,6 +431,8 @@ int stats_run(const struct cgroup *target, uint64_t ns, const uint64_t *slack, b
 		goto out;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	/* A closed terminal (ssh gone) must not leave the trial minimum set. */
+	signal(SIGHUP, on_signal);
 	p[0].slack = imposed_on(cg);
 	if (measure(c, cg, ns, &p[n++]))
 		goto out;

@@ -13,6 +13,18 @@ eq() {
 	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got '$3', want '$2'"; fi
 }
 
+# poll SECONDS COMMAND...: run COMMAND every 0.1 s until it succeeds; fail
+# after SECONDS. TCG is slow: allow a few seconds, never sleep for fixed ones.
+poll() {
+	_tries=$(($1 * 10))
+	shift
+	while ! "$@"; do
+		_tries=$((_tries - 1))
+		[ "$_tries" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
 # in_cg CGROUP COMMAND...: run COMMAND in CGROUP (relative to $CG).
 in_cg() {
 	_cg=$1

@@ -5,7 +5,7 @@
 # interrupts within 10% of /proc/interrupts over the same time; its
 # counting is loaded only while it runs.
 . /usr/local/lib/tslack/harness.sh
-plan 12
+plan 13
 # within PCT A B: A within PCT% of B
 within() { awk -v p="$1" -v a="$2" -v b="$3" 'BEGIN { exit !(b > 0 && a > b * (1 - p / 100) && a < b * (1 + p / 100)) }'; }
 # The LOC line of /proc/interrupts, summed over the CPUs.
@@ -65,6 +65,15 @@ awk -v b="$before" -v a="$after" 'BEGIN { exit !(b > 1000 && a < b / 3) }' &&
 	pass stats/slack_cuts_wakeups || fail stats/slack_cuts_wakeups "$(cat /tmp/stats.json)"
 eq "stats/setting_restored" "min_slack_ns 0 max_slack_ns 0 effective_slack_ns 0 " \
 	"$(tslackctl get wk | tr '\n' ' ')"
+# A hangup (the terminal gone) during the trial puts the setting back too.
+tslackctl stats --for 5s --slack 50ms wk >/dev/null 2>/tmp/stats.err &
+st=$!
+trial_on() { tslackctl get wk | grep -q '^min_slack_ns 50000000$'; }
+poll 15 trial_on
+kill -HUP "$st"
+wait "$st"
+eq "stats/hangup_restores" "1 min_slack_ns 0 tslackctl: interrupted" \
+	"$? $(tslackctl get wk | head -n 1) $(cat /tmp/stats.err)"
 expect_error "stats/bad_for" 2 "tslackctl: --for: '10' is not from 100ms to 1h" \
 	tslackctl stats --for 10 wk
 

@@ -11,18 +11,6 @@
 SESSIONS=/run/tslack-test/sessions
 PROBES=/run/tslack-test/probes
 
-# poll SECONDS COMMAND...: run COMMAND every 0.1 s until it succeeds; fail
-# after SECONDS. TCG is slow: allow a few seconds, never sleep for fixed ones.
-poll() {
-	_tries=$(($1 * 10))
-	shift
-	while ! "$@"; do
-		_tries=$((_tries - 1))
-		[ "$_tries" -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
-
 # q WORD: WORD quoted for sh, to build command lines that run elsewhere.
 q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
 
