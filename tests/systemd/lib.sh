@@ -23,7 +23,8 @@ session_dir() { echo "$SESSIONS/$1"; }
 # asking pam_systemd for what a display manager asks: class user, type
 # TYPE (default wayland; logind lets only graphical sessions set their idle
 # hint). Without them runuser, like su and cron, makes a background session
-# (Class=background, Type=unspecified). The login shell stays and runs
+# (Class=background, Type=unspecified): TYPE background asks for that. The
+# login shell stays and runs
 # each command sent to it (session_run), inside the session: its scope, its
 # XDG_SESSION_ID, XDG_RUNTIME_DIR and bus address. Returns once logind has
 # made the session and user@UID.service is up (pam_systemd waits for both).
@@ -51,9 +52,10 @@ while read -r n <&3; do
 	sh cmd.\$n >out.\$n 2>&1 </dev/null
 	echo \$? >rc.\$n.tmp && mv rc.\$n.tmp rc.\$n
 done"
-	_in=/dev/null
+	_in=/dev/null _type=${2:-wayland} _class=user
 	[ -n "${3-}" ] && _in=/dev/tty$3
-	XDG_SESSION_TYPE=${2:-wayland} XDG_SESSION_CLASS=user \
+	[ "$_type" = background ] && _type= _class=
+	XDG_SESSION_TYPE=$_type XDG_SESSION_CLASS=$_class \
 		${3:+env XDG_SEAT=seat0 XDG_VTNR=$3} \
 		runuser -l "$_u" -c "$_loop" <"$_in" >"$_d/log" 2>&1 &
 	_rpid=$!
@@ -168,6 +170,9 @@ probe_file() {
 # probe_cmd FILE: a command line that becomes a long-running process
 # writing its effective slack to FILE after each of its 100 ms sleeps.
 probe_cmd() { echo "exec tslack-probe watch 1000000 100 >$(q "$1")"; }
+
+# has_lines FILE N: FILE has at least N lines (a probe reported N times).
+has_lines() { [ "$(wc -l <"$1")" -ge "$2" ]; }
 
 # slack_of FILE: the probe's latest line, its current effective slack (ns).
 slack_of() { tail -n 1 "$1"; }

@@ -93,7 +93,6 @@ eq slack/defaults "50000 50000 50000 50000" \
 tslackctl set "$(session_scope alice)" 20ms
 eq slack/alice_session 20000000 "$(wait_slack "$sa" 20000000)"
 # The others have slept a few times since.
-has_lines() { [ "$(wc -l <"$1")" -ge "$2" ]; }
 for f in "$sb" "$sv" "$app"; do
 	poll 10 has_lines "$f" $(($(wc -l <"$f") + 3))
 done

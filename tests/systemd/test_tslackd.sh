@@ -6,7 +6,7 @@
 # process sleeps with, read by the process itself. Then what must not leave
 # slack behind: stop, restart, SIGKILL, reload, logout.
 . /usr/local/lib/tslack/systemd-lib.sh
-plan 38
+plan 43
 
 DEFAULT=50000		# every process's own slack: init's
 IDLE=30000000
@@ -85,6 +85,22 @@ expect_slack two_sessions/idle_one "$IDLE" "$a"
 expect_slack two_sessions/user_app_kept "$DEFAULT" "$app"
 session_close alice:2
 expect_slack two_sessions/other_logged_out "$IDLE" "$app"
+
+# A background session of hers (cron and su make those) neither gets slack
+# nor keeps her apps fast.
+session_open alice:cron background
+eq background/class background "$(session_prop alice:cron Class)"
+cron=$(probe_file alice-cron alice)
+session_spawn alice:cron "$(probe_cmd "$cron")"
+# Once bob's lock is seen, tslackd has seen the new session too.
+hint bob --set-locked yes
+expect_slack background/a_refresh_after "$LOCKED" "$b"
+poll 10 has_lines "$app" $(($(wc -l <"$app") + 3))
+eq background/user_app_still_idle "$IDLE" "$(slack_of "$app")"
+eq background/no_slack_of_its_own "$DEFAULT" "$(slack_of "$cron")"
+hint bob --set-locked no
+expect_slack background/bob_unlocked "$DEFAULT" "$b"
+session_close alice:cron
 
 # Stop undoes everything, start does it again.
 systemctl stop tslackd.service
