@@ -48,11 +48,13 @@ static int cgroup_from_abs(const char *abs, struct cgroup *cg, char *err,
 	struct statfs sfs;
 	struct stat st;
 
-	if (stat(abs, &st)) {
-		snprintf(err, errlen, "%s: %s", arg, strerror(errno));
+	/* Also when it is removed meanwhile. */
+	if (stat(abs, &st) || statfs(abs, &sfs)) {
+		snprintf(err, errlen, "%s: %s", arg,
+			 errno == ENOENT ? "no such cgroup" : strerror(errno));
 		return -1;
 	}
-	if (statfs(abs, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC ||
+	if (sfs.f_type != CGROUP2_SUPER_MAGIC ||
 	    strncmp(abs, mnt, len) || (abs[len] && abs[len] != '/')) {
 		snprintf(err, errlen, "%s: not in the cgroup2 hierarchy (%s)", arg, mnt);
 		return -1;
@@ -119,6 +121,17 @@ static int match_id(struct cgroup *cg, const struct cgroup *parent, void *data)
 		return 0;
 	*f->found = *cg;
 	return 1;
+}
+
+bool cgroup_is(const char *path, uint64_t id)
+{
+	char abs[PATH_MAX * 2];
+	struct stat st;
+
+	if (!cgroup2_mount())
+		return false;
+	snprintf(abs, sizeof(abs), "%s%s", cgroup2_mount(), path);
+	return !stat(abs, &st) && st.st_ino == id;
 }
 
 int cgroup_by_id(uint64_t id, struct cgroup *cg, char *err, unsigned long errlen)

@@ -4,6 +4,7 @@
 #define TSLACK_CGROUP_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct cgroup {
@@ -20,6 +21,9 @@ const char *cgroup2_mount(void);
  * Returns 0, or -1 with a message for the user in @err.
  */
 int cgroup_by_path(const char *arg, struct cgroup *cg, char *err, unsigned long errlen);
+
+/* Does the cgroup at @path (from the mount) still have @id: not removed, not remade? */
+bool cgroup_is(const char *path, uint64_t id);
 
 /* Find the cgroup with @id. Same contract. */
 int cgroup_by_id(uint64_t id, struct cgroup *cg, char *err, unsigned long errlen);

@@ -31,6 +31,25 @@ int settings_write(int map_fd, uint64_t id, const struct tslack_setting *val)
 	return 0;
 }
 
+int settings_write_cgroup(int map_fd, uint64_t id, const char *path,
+			  const struct tslack_setting *val)
+{
+	__u64 key = id;
+	int err;
+
+	err = settings_write(map_fd, id, val);
+	/*
+	 * The policy's rmdir program deletes the entry of a removed cgroup:
+	 * if it runs after our write, all is well. If it ran before, the
+	 * cgroup's directory was gone already (removed before the program
+	 * runs), and still is: delete the entry here.
+	 */
+	if (err || cgroup_is(path, id))
+		return err;
+	bpf_map_delete_elem(map_fd, &key);
+	return -ENOENT;
+}
+
 int settings_effective(int map_fd, const struct cgroup *cg, uint64_t *ns)
 {
 	uint64_t min = 0, cap = TSLACK_KERNEL_MAX_NS;
@@ -152,7 +171,7 @@ fail:
 	return ret;
 }
 
-int settings_apply(uint64_t id, bool max, uint64_t ns)
+int settings_apply(const struct cgroup *cg, bool max, uint64_t ns)
 {
 	struct tslack_setting val;
 	int lock, fd, err;
@@ -160,14 +179,17 @@ int settings_apply(uint64_t id, bool max, uint64_t ns)
 	lock = policy_lock_map(&fd);
 	if (lock < 0)
 		return -1;
-	settings_read(fd, id, &val);
+	settings_read(fd, cg->id, &val);
 	if (max)
 		val.max_slack_ns = ns;
 	else
 		val.min_slack_ns = ns;
-	err = settings_write(fd, id, &val);
+	err = settings_write_cgroup(fd, cg->id, cg->path, &val);
 	close(fd);
-	if (err == -E2BIG)
+	if (err == -ENOENT)
+		fprintf(stderr, "%s: %s: removed while its setting was written\n",
+			program_invocation_short_name, cg->path);
+	else if (err == -E2BIG)
 		fprintf(stderr, "%s: the map is full: detach, then attach with a larger --max-cgroups\n",
 			program_invocation_short_name);
 	else if (err)

@@ -23,11 +23,20 @@ bool settings_read(int map_fd, uint64_t id, struct tslack_setting *val);
 int settings_write(int map_fd, uint64_t id, const struct tslack_setting *val);
 
 /*
- * Set @id's min_slack_ns, or with @max its max_slack_ns, to @ns, under the
+ * settings_write() for the cgroup at @path, which has @id. If it is found
+ * removed after the write, the write is undone and -ENOENT returned: the
+ * policy deletes the entry of a cgroup it sees removed, but that may have
+ * been just before the write.
+ */
+int settings_write_cgroup(int map_fd, uint64_t id, const char *path,
+			  const struct tslack_setting *val);
+
+/*
+ * Set @cg's min_slack_ns, or with @max its max_slack_ns, to @ns, under the
  * lock that attach and detach take, and make every task use it from its
  * next sleep. 0, or -1 after printing why.
  */
-int settings_apply(uint64_t id, bool max, uint64_t ns);
+int settings_apply(const struct cgroup *cg, bool max, uint64_t ns);
 
 /*
  * The slack the map imposes on the tasks of @cg, as the policy computes it

@@ -442,12 +442,12 @@ int stats_run(const struct cgroup *target, uint64_t ns, const uint64_t *slack, b
 			goto out;
 		settings_read(fd, cg->id, &old);
 		close(fd);
-		if (settings_apply(cg->id, false, *slack))
+		if (settings_apply(cg, false, *slack))
 			goto out;
 		p[1].slack = imposed_on(cg);
 		ret = measure(c, cg, ns, &p[n++]);
 		/* Put back what was there, also after ^C. */
-		if (settings_apply(cg->id, false, old.min_slack_ns) || ret)
+		if (settings_apply(cg, false, old.min_slack_ns) || ret)
 			goto out;
 	}
 	print_stats(cg, ns, p, n, json);

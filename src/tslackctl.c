@@ -370,7 +370,7 @@ static int set_field(int argc, char **argv, const struct opts *o, bool max, cons
 		return ret;
 	if (!may_change_policy())
 		return EXIT_RUNTIME;
-	return settings_apply(cg.id, max, ns) ? EXIT_RUNTIME : 0;
+	return settings_apply(&cg, max, ns) ? EXIT_RUNTIME : 0;
 }
 
 static int cmd_set(int argc, char **argv, const struct opts *o)

@@ -31,14 +31,6 @@ static void set(struct tslack_setting *v, enum field f, uint64_t ns)
 		v->max_slack_ns = ns;
 }
 
-/* Does the cgroup at @path still have @id (not removed, not remade)? */
-static bool cgroup_is(const char *path, uint64_t id)
-{
-	struct cgroup cg;
-
-	return !cgroup_by_path(path, &cg, NULL, 0) && cg.id == id;
-}
-
 /* Write @f of @id's setting; true if it changed. */
 static bool write_field(int fd, uint64_t id, enum field f, uint64_t ns, const char *path)
 {
@@ -52,7 +44,9 @@ static bool write_field(int fd, uint64_t id, enum field f, uint64_t ns, const ch
 	if (was == ns)
 		return false;
 	set(&v, f, ns);
-	err = settings_write(fd, id, &v);
+	err = settings_write_cgroup(fd, id, path, &v);
+	if (err == -ENOENT)
+		return false;	/* removed meanwhile, and its entry with it */
 	if (err)
 		fprintf(stderr, "tslackd: %s: setting %s_slack_ns: %s\n", path,
 			field_name[f], strerror(-err));
