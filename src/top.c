@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 
 #include "format.h"
+#include "guard.h"
 #include "interrupts.h"
 #include "policy.h"
 #include "settings.h"
@@ -418,14 +419,18 @@ static void print_stats(const struct cgroup *cg, uint64_t ns, const struct perio
 int stats_run(const struct cgroup *target, uint64_t ns, const uint64_t *slack, bool json)
 {
 	struct cgroup *cg = malloc(sizeof(*cg));
+	struct guard g = { .fd = -1 };
+	bool restored = false;
 	struct tslack_setting old;
 	struct period p[2];
 	int n = 0, ret = 1, fd;
-	struct wakeup_counter *c;
+	struct wakeup_counter *c = NULL;
 
 	if (!cg)
 		return 1;
 	*cg = *target;
+	if (slack && guard_start(&g, cg, *slack))
+		goto out;
 	c = wakeups_start();
 	if (!c)
 		goto out;
@@ -444,10 +449,12 @@ int stats_run(const struct cgroup *target, uint64_t ns, const uint64_t *slack, b
 		close(fd);
 		if (settings_apply(cg, false, *slack))
 			goto out;
+		guard_arm(&g, old.min_slack_ns);
 		p[1].slack = imposed_on(cg);
 		ret = measure(c, cg, ns, &p[n++]);
 		/* Put back what was there, also after ^C. */
-		if (settings_apply(cg, false, old.min_slack_ns) || ret)
+		restored = !settings_apply(cg, false, old.min_slack_ns);
+		if (!restored || ret)
 			goto out;
 	}
 	print_stats(cg, ns, p, n, json);
@@ -455,6 +462,7 @@ int stats_run(const struct cgroup *target, uint64_t ns, const uint64_t *slack, b
 out:
 	if (stop)
 		fprintf(stderr, "tslackctl: interrupted\n");
+	guard_end(&g, restored);
 	wakeups_stop(c);
 	free(cg);
 	return ret;

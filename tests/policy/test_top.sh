@@ -5,7 +5,7 @@
 # interrupts within 10% of /proc/interrupts over the same time; its
 # counting is loaded only while it runs.
 . /usr/local/lib/tslack/harness.sh
-plan 13
+plan 14
 # within PCT A B: A within PCT% of B
 within() { awk -v p="$1" -v a="$2" -v b="$3" 'BEGIN { exit !(b > 0 && a > b * (1 - p / 100) && a < b * (1 + p / 100)) }'; }
 # The LOC line of /proc/interrupts, summed over the CPUs.
@@ -74,6 +74,15 @@ kill -HUP "$st"
 wait "$st"
 eq "stats/hangup_restores" "1 min_slack_ns 0 tslackctl: interrupted" \
 	"$? $(tslackctl get wk | head -n 1) $(cat /tmp/stats.err)"
+# Killed outright during the trial: a child of its puts the setting back.
+tslackctl stats --for 5s --slack 50ms wk >/dev/null 2>&1 &
+st=$!
+poll 15 trial_on
+kill -KILL "$st"
+wait "$st" 2>/dev/null
+restored() { tslackctl get wk | grep -q '^min_slack_ns 0$'; }
+poll 5 restored && pass stats/sigkill_restores ||
+	fail stats/sigkill_restores "$(tslackctl get wk | head -n 1)"
 expect_error "stats/bad_for" 2 "tslackctl: --for: '10' is not from 100ms to 1h" \
 	tslackctl stats --for 10 wk
 
