@@ -8,24 +8,11 @@
 ROUNDS=${1:-40}
 . /usr/local/lib/tslack/harness.sh
 plan 6
-# kill_after USECS COMMAND...: start COMMAND, SIGKILL it after USECS.
-kill_after() {
-	us=$1
-	shift
-	"$@" >/dev/null 2>&1 &
-	pid=$!
-	usleep "$us"
-	kill -9 "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-}
+# kill_after USECS COMMAND...: start COMMAND, SIGKILL it USECS after.
+kill_after() { tslack-probe kill-after "$@"; }
 
 # duration_us COMMAND...: how long COMMAND takes here, the mean of 10 runs.
-duration_us() {
-	t0=$(cut -d' ' -f1 /proc/uptime)
-	for _ in 1 2 3 4 5 6 7 8 9 10; do "$@" >/dev/null 2>&1; done
-	awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" \
-		'BEGIN { printf "%d", (b - a) * 100000 }'
-}
+duration_us() { tslack-probe duration 10 "$@"; }
 
 # kill_delay ROUND USECS: round ROUND of $ROUNDS kills at 0 to 1.5 x USECS.
 kill_delay() { echo $(($2 * $1 * 3 / (2 * ROUNDS))); }
@@ -63,6 +50,7 @@ for i in $(seq 1 "$ROUNDS"); do
 done
 kill "$watcher" && wait "$watcher"
 [ -z "$bad" ] && pass faults/set_killed || fail faults/set_killed "$bad"
+echo "# set: ${set_us} us, $ROUNDS kills: $kept old state, $took new"
 [ "$kept" -gt 0 ] && [ "$took" -gt 0 ] && pass faults/set_kills_spanned_the_write ||
 	fail faults/set_kills_spanned_the_write "a set takes ${set_us} us: $kept kills kept the old value, $took the new"
 
@@ -84,6 +72,7 @@ for i in $(seq 1 "$ROUNDS"); do
 	ls /sys/fs/bpf | grep -q attaching && bad="$bad round $i: $(ls /sys/fs/bpf) left;"
 done
 [ -z "$bad" ] && pass faults/attach_killed || fail faults/attach_killed "$bad"
+echo "# attach: ${attach_us} us, $ROUNDS kills: $kept old state, $took new"
 [ "$kept" -gt 0 ] && [ "$took" -gt 0 ] && pass faults/attach_kills_spanned_the_attach ||
 	fail faults/attach_kills_spanned_the_attach "detach+attach takes ${attach_us} us: $kept kills left it detached, $took attached"
 
@@ -110,6 +99,7 @@ for i in $(seq 1 "$ROUNDS"); do
 	fi
 done
 [ -z "$bad" ] && pass faults/detach_killed || fail faults/detach_killed "$bad"
+echo "# detach: ${detach_us} us, $ROUNDS kills: $kept old state, $took new"
 [ "$kept" -gt 0 ] && [ "$took" -gt 0 ] && pass faults/detach_kills_spanned_the_detach ||
 	fail faults/detach_kills_spanned_the_detach "a detach takes ${detach_us} us: $kept kills left it attached, $took detached"
 

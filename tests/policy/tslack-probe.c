@@ -94,7 +94,9 @@ static int usage(void)
 	      "       tslack-probe rate SECONDS INTERVAL_MS\n"
 	      "       tslack-probe churn SECONDS [PERIOD_MS] (then print 'final CGROUP SLACK')\n"
 	      "       tslack-probe without-caps COMMAND [ARG]...\n"
-	      "       tslack-probe as-user UID COMMAND [ARG]...\n", stderr);
+	      "       tslack-probe as-user UID COMMAND [ARG]...\n"
+	      "       tslack-probe kill-after USECS COMMAND [ARG]...\n"
+	      "       tslack-probe duration COUNT COMMAND [ARG]...\n", stderr);
 	return 2;
 }
 
@@ -139,6 +141,56 @@ static int on_pty(const char *keys, long delay_ms, char **cmd)
 	}
 	waitpid(pid, &status, 0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Start COMMAND with its output thrown away; its pid, or -1. */
+static pid_t spawn_quiet(char **cmd)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		execvp(cmd[0], cmd);
+		_exit(127);
+	}
+	return pid;
+}
+
+/*
+ * SIGKILL COMMAND USECS after its fork, unless it exited before. Timed here
+ * rather than with the shell's "cmd & usleep N; kill": the shell's own fork
+ * and exec of usleep take longer than a short command under TCG.
+ */
+static int kill_after(long us, char **cmd)
+{
+	struct timespec ts = { us / 1000000, us % 1000000 * 1000 };
+	pid_t pid = spawn_quiet(cmd);
+
+	if (pid < 0)
+		return 1;
+	nanosleep(&ts, NULL);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return 0;
+}
+
+/* Print how long COMMAND takes from fork to exit: the mean of COUNT runs, in us. */
+static int duration(long count, char **cmd)
+{
+	uint64_t t0 = monotonic_ns();
+	long i;
+
+	for (i = 0; i < count; i++) {
+		pid_t pid = spawn_quiet(cmd);
+
+		if (pid < 0 || waitpid(pid, NULL, 0) < 0)
+			return 1;
+	}
+	printf("%llu\n", (unsigned long long)(monotonic_ns() - t0) / 1000 / count);
+	return 0;
 }
 
 static void *sleep_forever(void *arg)
@@ -265,5 +317,9 @@ int main(int argc, char **argv)
 		perror(argv[3]);
 		return 127;
 	}
+	if (argc >= 4 && !strcmp(argv[1], "kill-after"))
+		return kill_after(atol(argv[2]), argv + 3);
+	if (argc >= 4 && !strcmp(argv[1], "duration") && atol(argv[2]) > 0)
+		return duration(atol(argv[2]), argv + 3);
 	return usage();
 }
