@@ -104,7 +104,8 @@ seen 7000000
 # Each thread of a process gets a row.
 in_cg_bg t2 tslack-probe threads 30 >/tmp/threads
 threads=$!
-usleep 200000
+# It prints its pid once it has its second thread.
+poll 10 test -s /tmp/threads
 eq "live/get_pid_threads" "2 2" \
 	"$(tslackctl get --pid "$threads" | awk 'NR > 1 && $4 == "7ms" { n++ } END { print NR - 1, n }')"
 kill "$threads" && wait "$threads"
