@@ -16,6 +16,7 @@
 #include "../parse.h"
 #include "../settings.h"
 #include "config.h"
+#include "log.h"
 
 /* Audio must not be late: its servers are exempt unless configured otherwise. */
 static const char *const default_exempt[] = {
@@ -87,7 +88,7 @@ static int set_key(struct tslackd_config *cfg, const char *section,
 				continue;
 			if (parse_duration_ns(value, &ns, err, errlen))
 				return -1;
-			if (ns > TSLACK_KERNEL_MAX_NS) {
+			if (ns > TSLACK_MAX_NS) {
 				snprintf(err, errlen, "%s=%s: at most 500ms, what the kernel allows",
 					 key, value);
 				return -1;
@@ -128,7 +129,7 @@ static int load_file(const char *path, struct tslackd_config *cfg)
 	if (!f) {
 		if (errno == ENOENT)
 			return 0;
-		fprintf(stderr, "tslackd: %s: %s\n", path, strerror(errno));
+		log_err("%s: %s", path, strerror(errno));
 		return -1;
 	}
 	while (!ret && getline(&line, &cap, f) >= 0) {
@@ -157,7 +158,7 @@ static int load_file(const char *path, struct tslackd_config *cfg)
 		}
 	}
 	if (ret)
-		fprintf(stderr, "tslackd: %s:%u: %s\n", path, lineno, err);
+		log_err("%s:%u: %s", path, lineno, err);
 	free(line);
 	fclose(f);
 	return ret;
@@ -189,7 +190,7 @@ int config_load(const char *dir, struct tslackd_config *cfg)
 	snprintf(path, sizeof(path), "%s/tslackd.conf.d", dir);
 	n = scandir(path, &names, is_conf, alphasort);
 	if (n < 0 && errno != ENOENT) {
-		fprintf(stderr, "tslackd: %s: %s\n", path, strerror(errno));
+		log_err("%s: %s", path, strerror(errno));
 		ret = -1;
 	}
 	for (i = 0; i < n; i++) {
@@ -203,7 +204,7 @@ int config_load(const char *dir, struct tslackd_config *cfg)
 		config_free(cfg);
 	return ret;
 nomem:
-	fprintf(stderr, "tslackd: out of memory\n");
+	log_err("out of memory");
 	config_free(cfg);
 	return -1;
 }

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "logind.h"
+#include "record.h"
 
 #define LOGIN1 "org.freedesktop.login1"
 #define SYSTEMD1 "org.freedesktop.systemd1"
@@ -53,8 +55,7 @@ static int unit_cgroup(sd_bus *bus, const char *unit, char *cg, size_t len)
 		snprintf(cg, len, "%s", val);
 out:
 	if (r < 0)
-		fprintf(stderr, "tslackd: the cgroup of %s: %s\n", unit,
-			err.message ? err.message : strerror(-r));
+		log_err("the cgroup of %s: %s", unit, err.message ? err.message : strerror(-r));
 	free(val);
 	sd_bus_message_unref(reply);
 	sd_bus_error_free(&err);
@@ -63,11 +64,13 @@ out:
 
 static int get_bool(sd_bus *bus, const char *path, const char *name, bool *v)
 {
-	int r, b;
+	int r, b = 0;
 
+	/* Nothing is read into @b when it fails: never copy that. */
 	r = sd_bus_get_property_trivial(bus, LOGIN1, path, LOGIN1 ".Session", name,
 					NULL, 'b', &b);
-	*v = b;
+	if (r >= 0)
+		*v = b;
 	return r;
 }
 
@@ -147,8 +150,7 @@ int logind_sessions(sd_bus *bus, struct session **out)
 	}
 out:
 	if (r < 0) {
-		fprintf(stderr, "tslackd: reading logind's sessions: %s\n",
-			err.message ? err.message : strerror(-r));
+		log_err("reading logind's sessions: %s", err.message ? err.message : strerror(-r));
 		free(all);
 		all = NULL;
 		n = r;
@@ -162,7 +164,7 @@ out:
 int logind_set_hint(sd_bus *bus, const char *id, bool locked, bool on)
 {
 	sd_bus_error err = SD_BUS_ERROR_NULL;
-	char *path = NULL;
+	char *path = NULL, esc[256];
 	int r;
 
 	r = sd_bus_path_encode("/org/freedesktop/login1/session", id, &path);
@@ -171,9 +173,8 @@ int logind_set_hint(sd_bus *bus, const char *id, bool locked, bool on)
 				       locked ? "SetLockedHint" : "SetIdleHint", &err, NULL,
 				       "b", (int)on);
 	if (r < 0)
-		fprintf(stderr, "tslackd: setting the %s hint of session %s: %s\n",
-			locked ? "locked" : "idle", id,
-			err.message ? err.message : strerror(-r));
+		log_err("setting the %s hint of session %s: %s", locked ? "locked" : "idle",
+			cescape(esc, sizeof(esc), id), err.message ? err.message : strerror(-r));
 	free(path);
 	sd_bus_error_free(&err);
 	return r < 0 ? -1 : 0;

@@ -1,19 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include <errno.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <bpf/bpf.h>
 
 #include "../cgroup.h"
 #include "../format.h"
 #include "../policy.h"
 #include "../settings.h"
+#include "log.h"
 #include "state.h"
 
 static const char *const field_name[] = { "min", "max" };
@@ -31,82 +30,58 @@ static void set(struct tslack_setting *v, enum field f, uint64_t ns)
 		v->max_slack_ns = ns;
 }
 
-/* Write @f of @id's setting; true if it changed. */
-static bool write_field(int fd, uint64_t id, enum field f, uint64_t ns, const char *path)
+/*
+ * Write @f of @id's setting: 1 if it changed, 0 if it had that value,
+ * -ENOENT if the cgroup is gone (and its entry with it), or -errno after
+ * logging why: the map is full (E2BIG), say.
+ */
+static int write_field(int fd, uint64_t id, enum field f, uint64_t ns, const char *path)
 {
+	char a[32], b[32], p[ESCAPED_MAX];
 	struct tslack_setting v;
-	char a[32], b[32];
 	uint64_t was;
 	int err;
 
 	settings_read(fd, id, &v);
 	was = get(&v, f);
 	if (was == ns)
-		return false;
+		return 0;
 	set(&v, f, ns);
 	err = settings_write_cgroup(fd, id, path, &v);
+	cescape(p, sizeof(p), path);
 	if (err == -ENOENT)
-		return false;	/* removed meanwhile, and its entry with it */
-	if (err)
-		fprintf(stderr, "tslackd: %s: setting %s_slack_ns: %s\n", path,
-			field_name[f], strerror(-err));
-	else
-		fprintf(stderr, "tslackd: %s: %s_slack_ns %s (was %s)\n", path, field_name[f],
-			format_ns(a, sizeof(a), ns), format_ns(b, sizeof(b), was));
-	return !err;
+		return err;	/* removed meanwhile */
+	if (err) {
+		log_err("%s: setting %s_slack_ns to %s: %s", p, field_name[f],
+			format_ns(a, sizeof(a), ns), strerror(-err));
+		return err;
+	}
+	log_info("%s: %s_slack_ns %s (was %s)", p, field_name[f],
+		 format_ns(a, sizeof(a), ns), format_ns(b, sizeof(b), was));
+	return 1;
 }
 
-struct born {
-	int fd;
-	const struct applied *a;
-	uint64_t from, to;
-	uint64_t max_id;
-	bool changed;
-};
-
-/* Move the minimum a descendant made after @a was set copied from @from to @to. */
-static int fix_born(struct cgroup *cg, const struct cgroup *parent, void *data)
+/*
+ * Undo @a if it still holds what tslackd set: 1 if the map changed, 0 if
+ * there is nothing to undo, or -errno if the write failed (@a is still
+ * held then).
+ */
+static int restore(int fd, const struct applied *a)
 {
-	struct born *b = data;
+	char p[ESCAPED_MAX];
 	struct tslack_setting v;
-
-	if (cg->id > b->max_id)
-		b->max_id = cg->id;
-	if (!parent || !b->a || cg->id <= b->a->watermark)
-		return 0;
-	if (settings_read(b->fd, cg->id, &v) && v.min_slack_ns == b->from)
-		b->changed |= write_field(b->fd, cg->id, FIELD_MIN, b->to, cg->path);
-	return 0;
-}
-
-/* Walk @path's subtree with @b; the highest cgroup id seen in b->max_id. */
-static void walk_subtree(const char *path, struct born *b)
-{
-	struct cgroup *top = malloc(sizeof(*top));
-
-	if (top && !cgroup_by_path(path, top, NULL, 0))
-		cgroup_walk(top, fix_born, b);
-	free(top);
-}
-
-/* Undo @a if it still holds what tslackd set; true if the map changed. */
-static bool restore(int fd, const struct applied *a)
-{
-	struct born b = { .fd = fd, .a = a, .from = a->value, .to = a->prev };
-	struct tslack_setting v;
+	int r;
 
 	if (!cgroup_is(a->path, a->id))
-		return false;	/* removed: the policy deleted its setting */
+		return 0;	/* removed: the policy deleted its setting */
 	settings_read(fd, a->id, &v);
 	if (get(&v, a->field) != a->value) {
-		fprintf(stderr, "tslackd: %s: %s_slack_ns changed by someone else: left as it is\n",
-			a->path, field_name[a->field]);
-		return false;
+		log_info("%s: %s_slack_ns changed by someone else: left as it is",
+			 cescape(p, sizeof(p), a->path), field_name[a->field]);
+		return 0;
 	}
-	b.changed = write_field(fd, a->id, a->field, a->prev, a->path);
-	if (a->field == FIELD_MIN)
-		walk_subtree(a->path, &b);
-	return b.changed;
+	r = write_field(fd, a->id, a->field, a->prev, a->path);
+	return r == -ENOENT ? 0 : r;
 }
 
 static struct applied *find(struct state *st, uint64_t id, enum field f)
@@ -129,55 +104,67 @@ static bool wanted(const struct applied *a, const struct want *want, int n)
 	return false;
 }
 
-/* Hold @w; true if the map changed. -1 in *@err when out of memory. */
-static bool hold(int fd, struct state *st, const struct want *w, int *err)
+/* Room for one more entry in @st, not counted yet; NULL when out of memory. */
+static struct applied *reserve(struct state *st)
 {
-	struct born b = { .fd = fd };
+	struct applied *p = realloc(st->a, (st->n + 1) * sizeof(*p));
+
+	if (!p) {
+		log_err("out of memory");
+		return NULL;
+	}
+	st->a = p;
+	return &p[st->n];
+}
+
+/*
+ * Hold @w: 1 if the map changed, 0 if not, -1 if it could not be written
+ * (then what @st says is what the map has: a refresh tries again).
+ */
+static int hold(int fd, struct state *st, const struct want *w)
+{
 	struct tslack_setting v;
-	struct applied *a, *p;
+	struct applied *a;
 	uint64_t cur;
+	bool new;
+	int r;
 
 	if (!cgroup_is(w->path, w->id))
-		return false;	/* removed since it was planned */
+		return 0;	/* removed since it was planned */
 	settings_read(fd, w->id, &v);
 	cur = get(&v, w->field);
 	a = find(st, w->id, w->field);
+	new = !a;
 	if (a && cur != a->value) {
 		/* Set by someone else meanwhile: theirs comes back at the end. */
 		a->prev = cur;
 		a->value = cur;
-	} else if (a && a->value != w->value && a->field == FIELD_MIN) {
-		/* What descendants copied from us moves with us. */
-		b.a = a;
-		b.from = a->value;
-		b.to = w->value;
-		walk_subtree(a->path, &b);
-	} else if (!a) {
-		p = realloc(st->a, (st->n + 1) * sizeof(*p));
-		if (!p) {
-			*err = -1;
-			return false;
-		}
-		st->a = p;
-		a = &st->a[st->n++];
+	} else if (new) {
+		/* Room first: a write made must be recorded. */
+		a = reserve(st);
+		if (!a)
+			return -1;
 		memset(a, 0, sizeof(*a));
 		a->id = w->id;
 		a->field = w->field;
 		a->prev = cur;
 		snprintf(a->path, sizeof(a->path), "%s", w->path);
-		if (w->field == FIELD_MIN) {
-			walk_subtree(w->path, &b);
-			a->watermark = b.max_id;
-		}
 	}
+	r = write_field(fd, w->id, w->field, w->value, w->path);
+	if (r == -ENOENT)
+		return 0;	/* removed meanwhile: nothing to hold */
+	if (r < 0)
+		return -1;	/* not made: @a still says what the map has */
+	if (new)
+		st->n++;
 	a->value = w->value;
-	return write_field(fd, w->id, w->field, w->value, w->path) || b.changed;
+	return r;
 }
 
 int state_reconcile(struct state *st, const struct want *want, int n)
 {
 	bool changed = false;
-	int lock, fd, i, err = 0;
+	int lock, fd, i, r, err = 0;
 
 	lock = policy_lock_map(&fd);
 	if (lock < 0)
@@ -187,14 +174,23 @@ int state_reconcile(struct state *st, const struct want *want, int n)
 			i++;
 			continue;
 		}
-		changed |= restore(fd, &st->a[i]);
+		r = restore(fd, &st->a[i]);
+		if (r < 0) {
+			err = -1;	/* still held: undone at the retry */
+			i++;
+			continue;
+		}
+		changed |= r;
 		st->a[i] = st->a[--st->n];
 	}
-	for (i = 0; i < n && !err; i++)
-		changed |= hold(fd, st, &want[i], &err);
+	for (i = 0; i < n; i++) {
+		r = hold(fd, st, &want[i]);
+		if (r < 0)
+			err = -1;
+		else
+			changed |= r;
+	}
 	close(fd);
-	if (err)
-		fprintf(stderr, "tslackd: out of memory\n");
 	if (changed && policy_invalidate())
 		err = -1;
 	policy_unlock(lock);
@@ -202,50 +198,152 @@ int state_reconcile(struct state *st, const struct want *want, int n)
 }
 
 /*
- * The state file: one line per entry,
- *	applied FIELD ID PREV VALUE WATERMARK PATH
- * and for --status, one per session,
- *	session ID UID USER IDLE LOCKED ACTIVE SLACK SCOPE_CGROUP
- * after a first line "tslackd PID".
+ * Does @path name the cgroup @id now? Stricter than cgroup_is(), which
+ * also follows a cgroup renamed since: a record is acted on only where
+ * its path and its id agree, the two halves of what tslackd wrote.
  */
+static bool names_cgroup(const char *path, uint64_t id)
+{
+	const char *mnt = cgroup2_mount();
+	char abs[PATH_MAX * 2];
+	struct stat st;
+
+	if (!mnt || snprintf(abs, sizeof(abs), "%s%s", mnt, path) >= (int)sizeof(abs))
+		return false;
+	return !stat(abs, &st) && S_ISDIR(st.st_mode) && st.st_ino == id;
+}
+
+/* Take @a from line @no of @file into @st, if it is to be undone. 0 or -1. */
+static int load_applied(const char *file, unsigned int no, struct state *st,
+			const struct applied *a)
+{
+	char p[ESCAPED_MAX];
+	struct applied *slot;
+
+	cescape(p, sizeof(p), a->path);
+	if (find(st, a->id, a->field)) {
+		log_err("%s:%u: %s_slack_ns of %s recorded twice: ignored", file, no,
+			field_name[a->field], p);
+		return -1;
+	}
+	if (!names_cgroup(a->path, a->id)) {
+		log_warn("%s:%u: %s is not cgroup %llu (any more): not undone", file, no, p,
+			 (unsigned long long)a->id);
+		return 0;
+	}
+	slot = reserve(st);
+	if (!slot)
+		return -1;
+	*slot = *a;
+	st->n++;
+	return 0;
+}
+
+/*
+ * Read line @no of @file (@len bytes with its newline) into @r; 0, or -1
+ * after logging what it is (escaped: it may be anything).
+ */
+static int load_line(const char *file, unsigned int no, const char *line, ssize_t len,
+		     struct record *r)
+{
+	char shown[256];
+	char *copy;
+
+	if (len > 0 && line[len - 1] == '\n' && !record_parse(line, len - 1, r))
+		return 0;
+	copy = strndup(line, len > 0 && line[len - 1] == '\n' ? len - 1 : len);
+	log_err("%s:%u: not a record of this tslackd: ignored: '%s'", file, no,
+		copy ? cescape(shown, sizeof(shown), copy) : "?");
+	free(copy);
+	return -1;
+}
+
 int state_load(const char *file, struct state *st)
 {
-	char *line = NULL, field[8];
-	struct applied a, *p;
+	struct record *r = malloc(sizeof(*r));
+	char *line = NULL;
+	unsigned int no = 0;
+	int ret = 0;
 	size_t cap = 0;
-	int ret = 0, pos;
+	ssize_t len;
 	FILE *f;
 
 	st->a = NULL;
 	st->n = 0;
 	f = fopen(file, "re");
-	if (!f)
-		return errno == ENOENT ? 0 : (fprintf(stderr, "tslackd: %s: %m\n", file), -1);
-	while (getline(&line, &cap, f) > 0) {
-		line[strcspn(line, "\n")] = '\0';
-		if (strncmp(line, "applied ", 8))
-			continue;
-		memset(&a, 0, sizeof(a));
-		if (sscanf(line, "applied %7s %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %n",
-			   field, &a.id, &a.prev, &a.value, &a.watermark, &pos) != 5 ||
-		    (strcmp(field, "min") && strcmp(field, "max")) ||
-		    line[pos] != '/' || strlen(line + pos) >= sizeof(a.path)) {
-			fprintf(stderr, "tslackd: %s: cannot read '%s'\n", file, line);
+	if (!f || !r) {
+		free(r);
+		if (!f && errno == ENOENT)
+			return 0;
+		log_err("%s: %m", file);
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	while ((len = getline(&line, &cap, f)) > 0) {
+		if (load_line(file, ++no, line, len, r)) {
 			ret = -1;
+		} else if (no == 1 && r->type != RECORD_HEADER) {
+			ret = -1;
+		} else if (r->type == RECORD_APPLIED && load_applied(file, no, st, &r->a)) {
+			ret = -1;
+		}
+		/* An older tslackd's file, raw paths and all, is not read at all. */
+		if (no == 1 && ret) {
+			log_err("%s: not written by this version of tslackd: not read (what it set stays: tslackctl list)",
+				file);
 			break;
 		}
-		a.field = strcmp(field, "min") ? FIELD_MAX : FIELD_MIN;
-		strcpy(a.path, line + pos);
-		p = realloc(st->a, (st->n + 1) * sizeof(*p));
-		if (!p) {
-			ret = -1;
-			break;
-		}
-		st->a = p;
-		st->a[st->n++] = a;
 	}
 	free(line);
+	free(r);
 	fclose(f);
+	return ret;
+}
+
+/* The session records, for --status; 0 or -1. */
+static int save_sessions(FILE *f, struct record *r, const struct session *s,
+			 const uint64_t *slack, int n)
+{
+	int i;
+
+	r->type = RECORD_SESSION;
+	for (i = 0; i < n; i++) {
+		memcpy(r->s.id, s[i].id, sizeof(r->s.id));
+		memcpy(r->s.user, s[i].user, sizeof(r->s.user));
+		r->s.uid = s[i].uid;
+		r->s.idle = s[i].idle;
+		r->s.locked = s[i].locked;
+		r->s.active = s[i].active;
+		r->s.slack = slack[i];
+		memcpy(r->s.scope, s[i].scope_cg, sizeof(r->s.scope));
+		if (record_write(f, r))
+			return -1;
+	}
+	return 0;
+}
+
+static int save_records(FILE *f, const struct state *st, const struct session *s,
+			const uint64_t *slack, int n)
+{
+	struct record *r = calloc(1, sizeof(*r));
+	int i, ret = -1;
+
+	if (!r)
+		return -1;
+	r->type = RECORD_HEADER;
+	r->pid = getpid();
+	if (record_write(f, r) || save_sessions(f, r, s, slack, n))
+		goto out;
+	r->type = RECORD_APPLIED;
+	for (i = 0; i < st->n; i++) {
+		r->a = st->a[i];
+		if (record_write(f, r))
+			goto out;
+	}
+	ret = 0;
+out:
+	free(r);
 	return ret;
 }
 
@@ -254,76 +352,81 @@ int state_save(const char *file, const struct state *st, const struct session *s
 {
 	char tmp[4096];
 	FILE *f;
-	int i;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", file);
 	f = fopen(tmp, "we");
 	if (!f) {
-		fprintf(stderr, "tslackd: %s: %m\n", tmp);
+		log_err("%s: %m", tmp);
 		return -1;
 	}
-	fprintf(f, "tslackd %d\n", (int)getpid());
-	for (i = 0; i < n; i++)
-		fprintf(f, "session %s %u %s %d %d %d %" PRIu64 " %s\n", s[i].id, s[i].uid,
-			s[i].user, s[i].idle, s[i].locked, s[i].active, slack[i],
-			*s[i].scope_cg ? s[i].scope_cg : "-");
-	for (i = 0; i < st->n; i++)
-		fprintf(f, "applied %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %s\n",
-			field_name[st->a[i].field], st->a[i].id, st->a[i].prev,
-			st->a[i].value, st->a[i].watermark, st->a[i].path);
-	if (fflush(f) || ferror(f) | fclose(f) || rename(tmp, file)) {
-		fprintf(stderr, "tslackd: writing %s: %m\n", file);
+	if (save_records(f, st, s, slack, n) | fflush(f) | ferror(f) | fclose(f) ||
+	    rename(tmp, file)) {
+		log_err("writing %s: %m", file);
 		unlink(tmp);
 		return -1;
 	}
 	return 0;
 }
 
-static const char *session_state(int idle, int locked, int active)
+static const char *session_state(const struct session_record *s)
 {
-	return locked ? "locked" : idle ? "idle" : !active ? "background" : "active";
+	return s->locked ? "locked" : s->idle ? "idle" : !s->active ? "background" : "active";
+}
+
+/* One parsed line for people; the count of its kind in @seen. */
+static void print_record(const struct record *r, int seen[3])
+{
+	char a[32], b[32], id[ESCAPED_MAX / 16], user[ESCAPED_MAX / 16], p[ESCAPED_MAX];
+
+	switch (r->type) {
+	case RECORD_HEADER:
+		if (kill(r->pid, 0) && errno == ESRCH)
+			printf("tslackd (pid %d) is not running: what it set stays until it starts again\n",
+			       r->pid);
+		break;
+	case RECORD_SESSION:
+		if (!seen[RECORD_SESSION]++)
+			printf("%-10s %-12s %-10s %-8s %s\n", "SESSION", "USER", "STATE",
+			       "SLACK", "SCOPE");
+		printf("%-10s %-12s %-10s %-8s %s\n", cescape(id, sizeof(id), r->s.id),
+		       cescape(user, sizeof(user), r->s.user), session_state(&r->s),
+		       format_ns(a, sizeof(a), r->s.slack),
+		       *r->s.scope ? cescape(p, sizeof(p), r->s.scope) : "-");
+		break;
+	case RECORD_APPLIED:
+		if (!seen[RECORD_APPLIED]++)
+			printf("%s%-6s %-8s %-8s %s\n", seen[RECORD_SESSION] ? "\n" : "",
+			       "FIELD", "SET", "WAS", "CGROUP");
+		printf("%-6s %-8s %-8s %s\n", field_name[r->a.field],
+		       format_ns(a, sizeof(a), r->a.value), format_ns(b, sizeof(b), r->a.prev),
+		       cescape(p, sizeof(p), r->a.path));
+		break;
+	}
 }
 
 int state_print(const char *file)
 {
-	char *line = NULL, id[64], user[64], field[8], path[PATH_MAX], a[32], b[32];
-	int pid = 0, idle, locked, active, pos, sessions = 0, applied = 0;
-	uint64_t ns, prev, watermark, cgid;
+	struct record *r = malloc(sizeof(*r));
+	int seen[3] = { 0 };
+	char *line = NULL;
 	size_t cap = 0;
-	unsigned int uid;
+	ssize_t len;
 	FILE *f;
 
-	f = fopen(file, "re");
+	f = r ? fopen(file, "re") : NULL;
 	if (!f) {
-		fprintf(stderr, "tslackd: not running (%s: %m)\n", file);
+		log_err("not running (%s: %m)", file);
+		free(r);
 		return 1;
 	}
-	while (getline(&line, &cap, f) > 0) {
-		line[strcspn(line, "\n")] = '\0';
-		if (sscanf(line, "tslackd %d", &pid) == 1) {
-			if (kill(pid, 0) && errno == ESRCH)
-				printf("tslackd (pid %d) is not running: what it set stays until it starts again\n",
-				       pid);
-		} else if (sscanf(line, "session %63s %u %63s %d %d %d %" SCNu64 " %n", id, &uid,
-				  user, &idle, &locked, &active, &ns, &pos) == 7) {
-			if (!sessions++)
-				printf("%-10s %-12s %-10s %-8s %s\n", "SESSION", "USER", "STATE",
-				       "SLACK", "SCOPE");
-			printf("%-10s %-12s %-10s %-8s %s\n", id, user,
-			       session_state(idle, locked, active), format_ns(a, sizeof(a), ns),
-			       line + pos);
-		} else if (sscanf(line, "applied %7s %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-				  " %4095s", field, &cgid, &prev, &ns, &watermark, path) == 6) {
-			if (!applied++)
-				printf("%s%-6s %-8s %-8s %s\n", sessions ? "\n" : "", "FIELD", "SET",
-				       "WAS", "CGROUP");
-			printf("%-6s %-8s %-8s %s\n", field, format_ns(a, sizeof(a), ns),
-			       format_ns(b, sizeof(b), prev), path);
-		}
-	}
-	if (!sessions && !applied)
+	/* Paths are printed escaped, as they are stored: a name is no terminal escape. */
+	while ((len = getline(&line, &cap, f)) > 0)
+		if (line[len - 1] == '\n' && !record_parse(line, len - 1, r))
+			print_record(r, seen);
+	if (!seen[RECORD_SESSION] && !seen[RECORD_APPLIED])
 		printf("no sessions\n");
 	free(line);
+	free(r);
 	fclose(f);
 	return 0;
 }

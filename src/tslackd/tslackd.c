@@ -21,8 +21,10 @@
 #include "../format.h"
 #include "../policy.h"
 #include "config.h"
+#include "log.h"
 #include "logind.h"
 #include "plan.h"
+#include "record.h"
 #include "state.h"
 #include "watch.h"
 
@@ -57,8 +59,8 @@ struct daemon {
 static void log_sessions(struct daemon *d, const struct session *s, const uint64_t *slack,
 			 int n)
 {
+	char buf[32], id[256], user[256];
 	const char *what;
-	char buf[32];
 	int i, j;
 
 	for (i = 0; i < n; i++) {
@@ -68,8 +70,9 @@ static void log_sessions(struct daemon *d, const struct session *s, const uint64
 			continue;
 		what = s[i].locked ? "locked" : s[i].idle ? "idle" :
 		       !s[i].active ? "in the background" : "active";
-		fprintf(stderr, "tslackd: session %s of %s is %s: slack %s\n", s[i].id,
-			s[i].user, what, format_ns(buf, sizeof(buf), slack[i]));
+		log_info("session %s of %s is %s: slack %s", cescape(id, sizeof(id), s[i].id),
+			 cescape(user, sizeof(user), s[i].user), what,
+			 format_ns(buf, sizeof(buf), slack[i]));
 	}
 }
 
@@ -157,7 +160,8 @@ static int on_attach(sd_event_source *es, const struct inotify_event *ev, void *
 	struct daemon *d = data;
 
 	(void)es;
-	if (ev->len && !strcmp(ev->name, TSLACK_PIN_NAME))
+	/* After an overflow, any event may be lost: look again. */
+	if ((ev->mask & IN_Q_OVERFLOW) || (ev->len && !strcmp(ev->name, TSLACK_PIN_NAME)))
 		sd_event_source_set_enabled(d->refresh, SD_EVENT_ONESHOT);
 	return 0;
 }
@@ -180,11 +184,11 @@ static int on_hup(sd_event_source *es, const struct signalfd_siginfo *si, void *
 	(void)si;
 	sd_notify(0, "RELOADING=1");
 	if (config_load(d->config_dir, &cfg)) {
-		fprintf(stderr, "tslackd: reload: configuration unchanged\n");
+		log_err("reload: configuration unchanged");
 	} else {
 		config_free(&d->cfg);
 		d->cfg = cfg;
-		fprintf(stderr, "tslackd: configuration reloaded\n");
+		log_info("configuration reloaded");
 		refresh(d);
 	}
 	sd_notify(0, "READY=1");
@@ -215,21 +219,22 @@ static int run(struct daemon *d)
 	    (r = watch_init(&d->watch)) < 0 ||
 	    (r = sd_event_add_io(d->ev, NULL, d->watch.fd, EPOLLIN, on_cgroup_made, d)) < 0 ||
 	    (r = logind_subscribe(d->bus, on_logind, d)) < 0) {
-		fprintf(stderr, "tslackd: setting up the event loop and the system bus: %s\n",
-			strerror(-r));
+		log_err("setting up the event loop and the system bus: %s", strerror(-r));
 		return 1;
 	}
 	r = sd_event_add_inotify(d->ev, NULL, TSLACK_BPFFS, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR,
 				 on_attach, d);
 	d->attach_watched = r >= 0;
 	if (r < 0)
-		fprintf(stderr, "tslackd: watching %s: %s\n", TSLACK_BPFFS, strerror(-r));
+		log_warn("watching %s: %s", TSLACK_BPFFS, strerror(-r));
 	sd_event_source_set_enabled(d->refresh, SD_EVENT_OFF);
 	sd_event_source_set_enabled(d->retry, SD_EVENT_OFF);
 	sd_event_source_set_enabled(d->settle, SD_EVENT_OFF);
-	/* What a killed tslackd set is undone or kept by the first refresh. */
-	if (state_load(d->state_file, &d->st))
-		fprintf(stderr, "tslackd: %s ignored\n", d->state_file);
+	/*
+	 * What a killed tslackd set is undone or kept by the first refresh.
+	 * A damaged file has been logged: what could be read of it is used.
+	 */
+	state_load(d->state_file, &d->st);
 	refresh(d);
 	sd_notify(0, "READY=1");
 	r = sd_event_loop(d->ev);
@@ -271,13 +276,12 @@ static int set_hint(const char *session, bool locked, const char *arg)
 
 	on = !strcmp(arg, "yes") ? 1 : !strcmp(arg, "no") ? 0 : -1;
 	if (on < 0) {
-		fprintf(stderr, "tslackd: --set-%s takes yes or no, not '%s'\n",
-			locked ? "locked" : "idle", arg);
+		log_err("--set-%s takes yes or no, not '%s'", locked ? "locked" : "idle", arg);
 		return 2;
 	}
 	r = sd_bus_open_system(&bus);
 	if (r < 0) {
-		fprintf(stderr, "tslackd: the system bus: %s\n", strerror(-r));
+		log_err("the system bus: %s", strerror(-r));
 		return 1;
 	}
 	r = logind_set_hint(bus, session, locked, on);
@@ -321,7 +325,7 @@ int main(int argc, char **argv)
 		case OPT_STATUS:
 		case OPT_CHECK:
 			if (mode && mode != c) {
-				fprintf(stderr, "tslackd: give one of --status, --check-config, --set-idle, --set-locked\n");
+				log_err("give one of --status, --check-config, --set-idle, --set-locked");
 				return 2;
 			}
 			mode = c;
@@ -336,16 +340,16 @@ int main(int argc, char **argv)
 			printf("tslackd %s\n", TSLACK_VERSION);
 			return 0;
 		case ':':
-			fprintf(stderr, "tslackd: %s needs an argument\n", argv[optind - 1]);
+			log_err("%s needs an argument", argv[optind - 1]);
 			return 2;
 		default:
-			fprintf(stderr, "tslackd: unknown option '%s'\n", argv[optind - 1]);
+			log_err("unknown option '%s'", argv[optind - 1]);
 			usage(stderr);
 			return 2;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "tslackd: unexpected argument '%s'\n", argv[optind]);
+		log_err("unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
 	switch (mode) {

@@ -62,7 +62,12 @@ bool watch_drain(struct watch *w)
 	while ((len = read(w->fd, buf, sizeof(buf))) > 0) {
 		for (p = buf; p < buf + len; p += sizeof(*ev) + ev->len) {
 			ev = (const struct inotify_event *)p;
-			made |= !!(ev->mask & IN_CREATE);
+			/*
+			 * The queue overflowed: events were lost, a cgroup
+			 * made among them. Say so, and the subtrees are
+			 * walked again.
+			 */
+			made |= !!(ev->mask & (IN_CREATE | IN_Q_OVERFLOW));
 		}
 	}
 	return made;

@@ -26,7 +26,7 @@ void watch_dir(struct watch *w, const char *path);
 /* Watch what watch_dir() was given since the last call, and nothing else. */
 void watch_end(struct watch *w);
 
-/* Read the pending events; true if one says a cgroup was made. */
+/* Read the pending events; true if one says a cgroup was made, or may have been. */
 bool watch_drain(struct watch *w);
 
 void watch_free(struct watch *w);
