@@ -15,6 +15,13 @@
 
 char _license[] SEC("license") = "GPL";
 
+/* uapi values, which BTF does not carry. */
+#define ESRCH		3
+#define ENOENT		2
+#define SCHED_FIFO	1
+#define SCHED_RR	2
+#define SCHED_DEADLINE	6
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, TSLACK_DEFAULT_MAX_CGROUPS);
@@ -23,22 +30,24 @@ struct {
 } settings SEC(".maps");
 
 void timer_slack_bpf_invalidate(void) __ksym;
-
-static __u64 cgroup_id(struct cgroup *cgrp)
-{
-	return BPF_CORE_READ(cgrp, kn, id);
-}
+struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
+void bpf_task_release(struct task_struct *p) __ksym;
+struct cgroup *bpf_cgroup_from_id(u64 cgid) __ksym;
+struct cgroup *bpf_cgroup_acquire(struct cgroup *cgrp) __ksym;
+void bpf_cgroup_release(struct cgroup *cgrp) __ksym;
+void bpf_rcu_read_lock(void) __ksym;
+void bpf_rcu_read_unlock(void) __ksym;
 
 /*
- * O(depth), on a cache miss only: the kernel reuses the answer. Plain
- * loads up the parent pointers (the verifier makes them fault-safe) cost
- * an instruction each, where BPF_CORE_READ() calls a helper per field.
+ * The rule of tslack.h for @cgrp, capped at TSLACK_MAX_NS: what the policy
+ * imposes, once for the kernel and for tslackctl. O(depth), on a cache
+ * miss only (the kernel reuses the answer). Plain loads up the parent
+ * pointers (the verifier makes them fault-safe) cost an instruction each,
+ * where BPF_CORE_READ() calls a helper per field.
  */
-SEC("struct_ops/effective_slack")
-__u64 BPF_PROG(tslack_effective_slack, struct task_struct *p, __u64 slack)
+static __always_inline __u64 imposed_on(struct cgroup *cgrp)
 {
-	struct cgroup *cgrp = p->cgroups->dfl_cgrp;
-	__u64 min = 0, cap = ~0ULL, id;
+	__u64 min = 0, cap = TSLACK_MAX_NS, id;
 	struct tslack_setting *s;
 	int i, depth = cgrp->level + 1;
 
@@ -62,29 +71,16 @@ __u64 BPF_PROG(tslack_effective_slack, struct task_struct *p, __u64 slack)
 	return min < cap ? min : cap;
 }
 
+SEC("struct_ops/effective_slack")
+__u64 BPF_PROG(tslack_effective_slack, struct task_struct *p, __u64 slack)
+{
+	return imposed_on(p->cgroups->dfl_cgrp);
+}
+
 /* The default hierarchy, cgroup v2, is the first one set up: id 0. */
 static bool on_cgroup2(struct cgroup *cgrp)
 {
 	return BPF_CORE_READ(cgrp, root, hierarchy_id) == 0;
-}
-
-/* A new cgroup starts with its parent's minimum, as in the 2011 series. */
-SEC("tp_btf/cgroup_mkdir")
-int BPF_PROG(tslack_cgroup_mkdir, struct cgroup *cgrp, const char *path)
-{
-	struct tslack_setting *parent, val = {};
-	__u64 id, parent_id;
-
-	if (!on_cgroup2(cgrp))
-		return 0;
-	parent_id = cgroup_id(BPF_CORE_READ(cgrp, self.parent, cgroup));
-	parent = bpf_map_lookup_elem(&settings, &parent_id);
-	if (!parent || !parent->min_slack_ns)
-		return 0;
-	val.min_slack_ns = parent->min_slack_ns;
-	id = cgroup_id(cgrp);
-	bpf_map_update_elem(&settings, &id, &val, BPF_NOEXIST);
-	return 0;
 }
 
 SEC("tp_btf/cgroup_rmdir")
@@ -94,8 +90,52 @@ int BPF_PROG(tslack_cgroup_rmdir, struct cgroup *cgrp, const char *path)
 
 	if (!on_cgroup2(cgrp))
 		return 0;
-	id = cgroup_id(cgrp);
+	id = BPF_CORE_READ(cgrp, kn, id);
 	bpf_map_delete_elem(&settings, &id);
+	return 0;
+}
+
+/*
+ * What the policy imposes on a cgroup, or on a thread and what the thread
+ * sleeps with, for tslackctl get, list and top: the same code the kernel
+ * runs, over the real hierarchy, whatever cgroup namespace asks. Run with
+ * BPF_PROG_TEST_RUN; @q is copied back.
+ */
+SEC("syscall")
+int tslack_query(struct tslack_query *q)
+{
+	struct task_struct *p = NULL;
+	struct cgroup *cgrp;
+
+	if (q->tid) {
+		p = bpf_task_from_pid(q->tid);
+		if (!p)
+			return -ESRCH;
+		bpf_rcu_read_lock();
+		cgrp = bpf_cgroup_acquire(p->cgroups->dfl_cgrp);
+		bpf_rcu_read_unlock();
+	} else {
+		cgrp = bpf_cgroup_from_id(q->cgroup_id);
+	}
+	if (!cgrp) {
+		if (p)
+			bpf_task_release(p);
+		return -ENOENT;
+	}
+	q->cgroup_id = cgrp->kn->id;
+	q->imposed = imposed_on(cgrp);
+	bpf_cgroup_release(cgrp);
+	if (p) {
+		q->own = p->timer_slack_ns;
+		q->policy = p->policy;
+		/* As the kernel does: realtime and deadline tasks get none. */
+		if (q->policy == SCHED_FIFO || q->policy == SCHED_RR ||
+		    q->policy == SCHED_DEADLINE)
+			q->effective = 0;
+		else
+			q->effective = q->own > q->imposed ? q->own : q->imposed;
+		bpf_task_release(p);
+	}
 	return 0;
 }
 
