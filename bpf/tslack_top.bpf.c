@@ -17,7 +17,11 @@ char _license[] SEC("license") = "GPL";
 #define E2BIG	7
 #define EEXIST	17
 
-/* Wakeups by cgroup id, per CPU: the counting takes no lock. */
+/*
+ * Wakeups by cgroup id, per CPU: the counting takes no lock. The entry of
+ * a removed cgroup goes with it, so cgroups made and removed while top
+ * runs do not fill the map.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 16384);
@@ -52,5 +56,18 @@ int BPF_PROG(count_wakeup, struct hrtimer *timer)
 	}
 	if (n)
 		(*n)++;
+	return 0;
+}
+
+/* The default hierarchy, cgroup v2, is the first one set up: id 0. */
+SEC("tp_btf/cgroup_rmdir")
+int BPF_PROG(forget_cgroup, struct cgroup *cgrp, const char *path)
+{
+	__u64 id;
+
+	if (BPF_CORE_READ(cgrp, root, hierarchy_id) != 0)
+		return 0;
+	id = BPF_CORE_READ(cgrp, kn, id);
+	bpf_map_delete_elem(&wakeups, &id);
 	return 0;
 }

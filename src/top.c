@@ -140,35 +140,47 @@ static int cmp_rows(const void *a, const void *b, void *sortp)
 	return strcmp(x->cg.path, y->cg.path);
 }
 
-static uint64_t sum(const struct wakeup_count *c, long n)
+/*
+ * Wakeups between two reads of the counter. A removed cgroup's count
+ * leaves the map: only what the cgroups still there gained counts.
+ */
+static uint64_t gained(const struct frame *f)
 {
-	uint64_t s = 0;
+	uint64_t s = 0, was;
 	long i;
 
-	for (i = 0; i < n; i++)
-		s += c[i].n;
+	for (i = 0; i < f->nnow; i++) {
+		was = wakeups_of(f->then, f->nthen, f->now[i].id);
+		s += f->now[i].n > was ? f->now[i].n - was : 0;
+	}
 	return s;
+}
+
+/* What the policy (@qfd: its query program) imposes on @id; UINT64_MAX: unknown. */
+static uint64_t imposed(int qfd, uint64_t id)
+{
+	struct tslack_query q = { .cgroup_id = id };
+
+	return qfd >= 0 && !settings_query(qfd, &q) ? q.imposed : UINT64_MAX;
 }
 
 static int build_frame(struct frame *f, const struct top_config *cfg)
 {
 	struct cgroup *root = calloc(1, sizeof(*root));
-	int map_fd = -1, ret = -1;
+	int qfd, ret = -1;
 	size_t i;
 
 	f->n = 0;
 	f->depth = cfg->depth;
-	f->total = sum(f->now, f->nnow) - sum(f->then, f->nthen);
+	f->total = gained(f);
 	if (!root || cgroup_by_path("/", root, NULL, 0) || cgroup_walk(root, fold, f))
 		goto out;
-	/* What tslack imposes, where it is attached and may be read. */
-	if (policy_attached() > 0)
-		map_fd = bpf_obj_get(TSLACK_MAP_PIN);
-	for (i = 0; map_fd >= 0 && i < f->n; i++)
-		if (settings_effective(map_fd, &f->rows[i].cg, &f->rows[i].slack))
-			f->rows[i].slack = UINT64_MAX;
-	if (map_fd >= 0)
-		close(map_fd);
+	/* What tslack imposes, where it is attached. */
+	qfd = policy_attached() > 0 ? settings_query_fd() : -1;
+	for (i = 0; i < f->n; i++)
+		f->rows[i].slack = imposed(qfd, f->rows[i].cg.id);
+	if (qfd >= 0)
+		close(qfd);
 	ret = 0;
 out:
 	free(root);
@@ -374,17 +386,11 @@ static int measure(struct wakeup_counter *c, struct cgroup *cg, uint64_t ns, str
 
 static uint64_t imposed_on(const struct cgroup *cg)
 {
-	uint64_t ns = UINT64_MAX;
-	int fd;
+	int qfd = policy_attached() > 0 ? settings_query_fd() : -1;
+	uint64_t ns = imposed(qfd, cg->id);
 
-	if (policy_attached() <= 0)
-		return UINT64_MAX;
-	fd = bpf_obj_get(TSLACK_MAP_PIN);
-	if (fd < 0)
-		return UINT64_MAX;
-	if (settings_effective(fd, cg, &ns))
-		ns = UINT64_MAX;
-	close(fd);
+	if (qfd >= 0)
+		close(qfd);
 	return ns;
 }
 
@@ -421,9 +427,8 @@ int stats_run(const struct cgroup *target, uint64_t ns, const uint64_t *slack, b
 	struct cgroup *cg = malloc(sizeof(*cg));
 	struct guard g = { .fd = -1 };
 	bool restored = false;
-	struct tslack_setting old;
 	struct period p[2];
-	int n = 0, ret = 1, fd;
+	int n = 0, ret = 1;
 	struct wakeup_counter *c = NULL;
 
 	if (!cg)
@@ -442,18 +447,12 @@ int stats_run(const struct cgroup *target, uint64_t ns, const uint64_t *slack, b
 	if (measure(c, cg, ns, &p[n++]))
 		goto out;
 	if (slack) {
-		fd = policy_map_fd();
-		if (fd < 0)
+		if (guard_set(&g, cg, *slack))
 			goto out;
-		settings_read(fd, cg->id, &old);
-		close(fd);
-		if (settings_apply(cg, false, *slack))
-			goto out;
-		guard_arm(&g, old.min_slack_ns);
 		p[1].slack = imposed_on(cg);
 		ret = measure(c, cg, ns, &p[n++]);
 		/* Put back what was there, also after ^C. */
-		restored = !settings_apply(cg, false, old.min_slack_ns);
+		restored = !guard_restore(&g, cg);
 		if (!restored || ret)
 			goto out;
 	}
