@@ -12,6 +12,9 @@
 #include <unistd.h>
 #include <linux/magic.h>
 
+/* include/linux/exportfs.h: a kernfs node by its 64-bit id. */
+#define FILEID_KERNFS 0xfe
+
 #include "cgroup.h"
 
 const char *cgroup2_mount(void)
@@ -123,6 +126,29 @@ static int match_id(struct cgroup *cg, const struct cgroup *parent, void *data)
 	return 1;
 }
 
+/* A cgroupfs file handle is the kernfs id: ESTALE once it is removed. */
+bool cgroup_alive(uint64_t id)
+{
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} h = { .fh = { .handle_bytes = sizeof(uint64_t), .handle_type = FILEID_KERNFS } };
+	struct stat st;
+	int mnt, fd;
+	bool alive;
+
+	memcpy(h.fh.f_handle, &id, sizeof(id));
+	mnt = open(cgroup2_mount(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (mnt < 0)
+		return false;
+	fd = open_by_handle_at(mnt, &h.fh, O_PATH | O_CLOEXEC);
+	alive = fd >= 0 && !fstat(fd, &st) && st.st_ino == id;
+	if (fd >= 0)
+		close(fd);
+	close(mnt);
+	return alive;
+}
+
 bool cgroup_is(const char *path, uint64_t id)
 {
 	char abs[PATH_MAX * 2];
@@ -131,7 +157,10 @@ bool cgroup_is(const char *path, uint64_t id)
 	if (!cgroup2_mount())
 		return false;
 	snprintf(abs, sizeof(abs), "%s%s", cgroup2_mount(), path);
-	return !stat(abs, &st) && st.st_ino == id;
+	if (!stat(abs, &st) && st.st_ino == id)
+		return true;
+	/* Renamed or moved since @path was read, and still the same cgroup. */
+	return cgroup_alive(id);
 }
 
 int cgroup_by_id(uint64_t id, struct cgroup *cg, char *err, unsigned long errlen)

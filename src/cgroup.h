@@ -22,8 +22,17 @@ const char *cgroup2_mount(void);
  */
 int cgroup_by_path(const char *arg, struct cgroup *cg, char *err, unsigned long errlen);
 
-/* Does the cgroup at @path (from the mount) still have @id: not removed, not remade? */
+/*
+ * Is cgroup @id, last seen at @path (from the mount), still there: not
+ * removed? A rename or move keeps it; a new cgroup at @path is another.
+ */
 bool cgroup_is(const char *path, uint64_t id);
+
+/*
+ * Is cgroup @id alive, wherever it is, also outside this cgroup namespace?
+ * Needs CAP_DAC_READ_SEARCH (open_by_handle_at()).
+ */
+bool cgroup_alive(uint64_t id);
 
 /* Find the cgroup with @id. Same contract. */
 int cgroup_by_id(uint64_t id, struct cgroup *cg, char *err, unsigned long errlen);

@@ -10,30 +10,40 @@
 #include "policy.h"
 #include "settings.h"
 
-static void __attribute__((noreturn)) guard_child(int fd, const struct cgroup *cg,
-						  uint64_t trial)
+/*
+ * Under the writers' lock, put @old back as @cg's min_slack_ns if it still
+ * holds @trial: a value someone else wrote meanwhile is theirs to keep.
+ * 0 restored, 1 left as it is, -1 after printing why it failed.
+ */
+static int restore(const struct cgroup *cg, uint64_t trial, uint64_t old)
 {
 	struct tslack_setting v;
-	int lock, map;
-	uint64_t old;
-	char done;
+	int lock, map, ret = 1;
 
-	/* Nothing to do unless the trial was set and "done" never came. */
-	if (read(fd, &old, sizeof(old)) != sizeof(old) || read(fd, &done, 1) == 1)
-		_exit(0);
 	lock = policy_lock_map(&map);
 	if (lock < 0)
-		_exit(1);
+		return -1;
 	settings_read(map, cg->id, &v);
-	/* Unless someone has set another value since. */
 	if (v.min_slack_ns == trial) {
 		v.min_slack_ns = old;
-		if (!settings_write_cgroup(map, cg->id, cg->path, &v))
-			policy_invalidate();
+		ret = settings_write_cgroup(map, cg->id, cg->path, &v) ||
+		      policy_invalidate() ? -1 : 0;
 	}
 	close(map);
 	policy_unlock(lock);
-	_exit(0);
+	return ret;
+}
+
+static void __attribute__((noreturn)) guard_child(int fd, const struct cgroup *cg,
+						  uint64_t trial)
+{
+	uint64_t old;
+	char done;
+
+	/* Nothing to do unless the trial was armed and "done" never came. */
+	if (read(fd, &old, sizeof(old)) != sizeof(old) || read(fd, &done, 1) == 1)
+		_exit(0);
+	_exit(restore(cg, trial, old) < 0);
 }
 
 int guard_start(struct guard *g, const struct cgroup *cg, uint64_t trial)
@@ -64,11 +74,45 @@ int guard_start(struct guard *g, const struct cgroup *cg, uint64_t trial)
 	return 0;
 }
 
-void guard_arm(struct guard *g, uint64_t old)
+int guard_set(struct guard *g, const struct cgroup *cg, uint64_t trial)
 {
-	if (write(g->fd, &old, sizeof(old)) != sizeof(old))
+	struct tslack_setting v;
+	int lock, map, err;
+
+	lock = policy_lock_map(&map);
+	if (lock < 0)
+		return -1;
+	settings_read(map, cg->id, &v);
+	g->old = v.min_slack_ns;
+	g->trial = trial;
+	/* Armed before the write: a SIGKILL after it finds the child ready. */
+	if (write(g->fd, &g->old, sizeof(g->old)) != sizeof(g->old)) {
 		fprintf(stderr, "%s: guarding the trial setting: %m\n",
 			program_invocation_short_name);
+		err = -1;
+		goto out;
+	}
+	v.min_slack_ns = trial;
+	err = settings_write_cgroup(map, cg->id, cg->path, &v);
+	if (err)
+		policy_explain("writing the trial setting", err);
+	else
+		err = policy_invalidate();
+out:
+	close(map);
+	policy_unlock(lock);
+	return err ? -1 : 0;
+}
+
+int guard_restore(struct guard *g, const struct cgroup *cg)
+{
+	int ret;
+
+	ret = restore(cg, g->trial, g->old);
+	if (ret == 1)
+		fprintf(stderr, "%s: %s: min_slack_ns was changed during the trial: left as it is\n",
+			program_invocation_short_name, cg->path);
+	return ret < 0 ? -1 : 0;
 }
 
 void guard_end(struct guard *g, bool restored)

@@ -16,6 +16,7 @@
 struct guard {
 	int fd;		/* the pipe to the child; its end means "we died" */
 	pid_t pid;
+	uint64_t trial, old;
 };
 
 /*
@@ -25,8 +26,18 @@ struct guard {
  */
 int guard_start(struct guard *g, const struct cgroup *cg, uint64_t trial);
 
-/* The trial value is set: @old is what the child puts back if we die. */
-void guard_arm(struct guard *g, uint64_t old);
+/*
+ * Under the writers' lock: read @cg's min_slack_ns, arm the child with it,
+ * then write @trial. 0, or -1 after printing why.
+ */
+int guard_set(struct guard *g, const struct cgroup *cg, uint64_t trial);
+
+/*
+ * Under the lock: put back what guard_set() found, unless someone else
+ * wrote another value meanwhile (then say so and leave it). 0 when done
+ * either way, or -1 after printing why it failed.
+ */
+int guard_restore(struct guard *g, const struct cgroup *cg);
 
 /*
  * Let the child go, and wait for it: with @restored (we put the old value

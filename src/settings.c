@@ -50,36 +50,24 @@ int settings_write_cgroup(int map_fd, uint64_t id, const char *path,
 	return -ENOENT;
 }
 
-int settings_effective(int map_fd, const struct cgroup *cg, uint64_t *ns)
+int settings_query_fd(void)
 {
-	uint64_t min = 0, cap = TSLACK_KERNEL_MAX_NS;
-	struct tslack_setting val;
-	struct cgroup *cur, *up;
-	int err = 0, n;
+	int fd = policy_obj_get("query");
 
-	cur = malloc(2 * sizeof(*cur));
-	if (!cur)
-		return -ENOMEM;
-	up = cur + 1;
-	*cur = *cg;
-	/* As the policy walks: the cgroup and its ancestors, TSLACK_MAX_WALK in all. */
-	for (n = 1;; n++) {
-		settings_read(map_fd, cur->id, &val);
-		if (val.min_slack_ns > min)
-			min = val.min_slack_ns;
-		if (val.max_slack_ns && val.max_slack_ns < cap)
-			cap = val.max_slack_ns;
-		if (!strcmp(cur->path, "/") || n == TSLACK_MAX_WALK)
-			break;
-		if (cgroup_parent(cur, up)) {
-			err = -errno;	/* removed meanwhile */
-			break;
-		}
-		*cur = *up;
-	}
-	free(cur);
-	*ns = min < cap ? min : cap;
-	return err;
+	if (fd < 0)
+		policy_explain(TSLACK_PIN_DIR "/query", fd);
+	return fd < 0 ? -1 : fd;
+}
+
+int settings_query(int query_fd, struct tslack_query *q)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = q, .ctx_size_in = sizeof(*q));
+	int err;
+
+	err = bpf_prog_test_run_opts(query_fd, &opts);
+	if (err)
+		return err;
+	return (int)opts.retval;
 }
 
 long settings_count(int map_fd)
@@ -111,8 +99,12 @@ static int by_id(const void *a, const void *b)
 
 static int by_path(const void *a, const void *b)
 {
-	return strcmp(((const struct settings_entry *)a)->path,
-		      ((const struct settings_entry *)b)->path);
+	const char *x = ((const struct settings_entry *)a)->path;
+	const char *y = ((const struct settings_entry *)b)->path;
+
+	if (!x || !y)
+		return !!x - !!y;
+	return strcmp(x, y);
 }
 
 /* Name the entry of @cg, if it has one. */
@@ -123,9 +115,9 @@ static int name_entry(struct cgroup *cg, const struct cgroup *parent, void *data
 
 	(void)parent;
 	e = bsearch(&key, l->e, l->n, sizeof(*l->e), by_id);
-	if (e)
-		memcpy(e->path, cg->path, sizeof(e->path));
-	return 0;
+	if (e && !e->path)
+		e->path = strdup(cg->path);
+	return e && !e->path ? -1 : 0;
 }
 
 long settings_list(int map_fd, struct settings_entry **entries)
@@ -153,7 +145,7 @@ long settings_list(int map_fd, struct settings_entry **entries)
 		if (bpf_map_lookup_elem(map_fd, &key, &l.e[l.n].val))
 			continue;
 		l.e[l.n].id = key;
-		l.e[l.n++].path[0] = '\0';
+		l.e[l.n++].path = NULL;
 	}
 	if (errno != ENOENT)
 		goto fail;
@@ -166,9 +158,18 @@ long settings_list(int map_fd, struct settings_entry **entries)
 	return l.n;
 fail:
 	ret = errno ? -errno : -EIO;
-	free(l.e);
+	settings_list_free(l.e, l.n);
 	free(root);
 	return ret;
+}
+
+void settings_list_free(struct settings_entry *entries, long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		free(entries[i].path);
+	free(entries);
 }
 
 int settings_apply(const struct cgroup *cg, bool max, uint64_t ns)

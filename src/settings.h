@@ -10,12 +10,6 @@
 #include "../bpf/tslack.h"
 #include "cgroup.h"
 
-/* The most slack the kernel lets a policy impose, in ns. */
-#define TSLACK_KERNEL_MAX_NS 500000000ULL
-
-/* The max_slack_ns that exempts a subtree: its tasks keep their own slack. */
-#define TSLACK_EXEMPT_MAX_NS 1ULL
-
 /* @id's setting, zeros if it has none. True if it has an entry. */
 bool settings_read(int map_fd, uint64_t id, struct tslack_setting *val);
 
@@ -39,23 +33,28 @@ int settings_write_cgroup(int map_fd, uint64_t id, const char *path,
 int settings_apply(const struct cgroup *cg, bool max, uint64_t ns);
 
 /*
- * The slack the map imposes on the tasks of @cg, as the policy computes it
- * (tslack.h) and the kernel caps it. 0, or -errno.
+ * Ask the policy, through its tslack_query program @query_fd, what it
+ * imposes on q->cgroup_id or on thread q->tid (tslack.h). 0, or -errno:
+ * -ENOENT no such cgroup, -ESRCH no such thread.
  */
-int settings_effective(int map_fd, const struct cgroup *cg, uint64_t *ns);
+int settings_query(int query_fd, struct tslack_query *q);
+
+/* A file descriptor of the pinned tslack_query program, or -1 after printing why. */
+int settings_query_fd(void);
 
 struct settings_entry {
 	uint64_t id;
 	struct tslack_setting val;
-	char path[PATH_MAX];	/* "" when no cgroup has the id */
+	char *path;	/* NULL when no cgroup has the id */
 };
 
 /*
  * Every entry of the map, with its cgroup's path, sorted by path (entries
- * of no cgroup first). The number of entries in *@entries, to free(), or
- * -errno.
+ * of no cgroup first). The number of entries in *@entries, to free with
+ * settings_list_free(), or -errno.
  */
 long settings_list(int map_fd, struct settings_entry **entries);
+void settings_list_free(struct settings_entry *entries, long n);
 
 /* Number of entries in the map, or -errno. */
 long settings_count(int map_fd);

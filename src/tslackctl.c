@@ -144,6 +144,19 @@ static const char *option_name(int val)
 	return "?";
 }
 
+/* getopt_long() refused @arg, as the user typed it. */
+static int bad_option(const char *arg)
+{
+	size_t n = strcspn(arg, "=");
+
+	if (strncmp(arg, "--", 2))
+		return usage_error("unknown option '-%c'", optopt);
+	/* "--json=yes": a known option that takes no value. */
+	if (arg[n] && optopt)
+		return usage_error("option '%.*s' takes no value", (int)n, arg);
+	return usage_error("unknown option '%.*s'", (int)n, arg);
+}
+
 /*
  * Parse the options of a command, which accepts those whose values are in
  * @allowed, and leave optind at its first operand. Options stop at the
@@ -169,10 +182,8 @@ static int parse_options(int argc, char **argv, const char *allowed, struct opts
 		}
 		if (c != '?' && !strchr(allowed, c))
 			return usage_error("unknown option '--%s'", option_name(c));
-		if (c == '?' && optopt)
-			return usage_error("unknown option '-%c'", optopt);
 		if (c == '?')
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return bad_option(argv[optind - 1]);
 		switch (c) {
 		case OPT_JSON:
 			o->json = true;
@@ -362,9 +373,9 @@ static int set_field(int argc, char **argv, const struct opts *o, bool max, cons
 		return usage_error("too many arguments");
 	if (parse_duration_ns(slack, &ns, err, sizeof(err)))
 		return usage_error("%s", err);
-	if (ns > TSLACK_KERNEL_MAX_NS)
+	if (ns > TSLACK_MAX_NS)
 		return usage_error("'%s' is more than the %s a policy may impose", slack,
-				   format_ns(buf, sizeof(buf), TSLACK_KERNEL_MAX_NS));
+				   format_ns(buf, sizeof(buf), TSLACK_MAX_NS));
 	ret = find_cgroup(argv[first], o, id, &cg);
 	if (ret)
 		return ret;
@@ -423,8 +434,8 @@ static int task_policy(const char *dir)
 	return policy;
 }
 
-/* The cgroup v2 cgroup of the task whose /proc directory is @dir. */
-static int task_cgroup(const char *dir, struct cgroup *cg)
+/* The cgroup v2 path of the task whose /proc directory is @dir, as it shows it. */
+static int task_cgroup(const char *dir, char *cg, size_t len)
 {
 	char path[PATH_MAX], line[PATH_MAX + 8];
 	bool found = false;
@@ -438,7 +449,9 @@ static int task_cgroup(const char *dir, struct cgroup *cg)
 		if (strncmp(line, "0::", 3))
 			continue;
 		line[strcspn(line, "\n")] = '\0';
-		found = !cgroup_by_path(line + 3, cg, NULL, 0);
+		found = strlen(line + 3) < len;
+		if (found)
+			strcpy(cg, line + 3);
 	}
 	fclose(f);
 	return found ? 0 : -1;
@@ -456,29 +469,33 @@ static const char *policy_name(int policy)
 struct thread_row {
 	int tid, policy;
 	uint64_t own, eff;
-	struct cgroup cg;
+	char cg[PATH_MAX];
 };
 
-/* One thread of a process: its slack, and what the map imposes on it. */
-static int read_thread(int map_fd, int pid, int tid, struct thread_row *t)
+/*
+ * One thread of a process: its slack, and what it sleeps with, which the
+ * policy computes (@query_fd) if it is attached. Without a policy the
+ * kernel uses the thread's own slack.
+ */
+static int read_thread(int query_fd, int pid, int tid, struct thread_row *t)
 {
+	struct tslack_query q = { .tid = tid };
 	char dir[64], path[96];
-	uint64_t imposed = 0;
 
 	t->tid = tid;
 	snprintf(dir, sizeof(dir), "/proc/%d/task/%d", pid, tid);
 	/* timerslack_ns is per process directory, and a tid has one. */
 	snprintf(path, sizeof(path), "/proc/%d/timerslack_ns", tid);
-	if (task_cgroup(dir, &t->cg) || read_proc_u64(path, &t->own))
+	if (task_cgroup(dir, t->cg, sizeof(t->cg)) || read_proc_u64(path, &t->own))
 		return -1;
 	t->policy = task_policy(dir);
-	if (map_fd >= 0 && settings_effective(map_fd, &t->cg, &imposed))
+	t->eff = t->own;
+	if (query_fd < 0)
+		return 0;
+	if (settings_query(query_fd, &q))
 		return -1;
-	/* SCHED_FIFO, SCHED_RR and SCHED_DEADLINE sleep with no slack. */
-	if (t->policy == 1 || t->policy == 2 || t->policy == 6)
-		t->eff = 0;
-	else
-		t->eff = t->own > imposed ? t->own : imposed;
+	t->own = q.own;
+	t->eff = q.effective;
 	return 0;
 }
 
@@ -496,7 +513,7 @@ static void print_threads(int pid, const struct thread_row *t, size_t n, bool js
 		printf("{\"pid\": %d, \"threads\": [", pid);
 		for (i = 0; i < n; i++) {
 			printf("%s{\"tid\": %d, \"cgroup\": ", i ? ", " : "", t[i].tid);
-			print_json_string(stdout, t[i].cg.path);
+			print_json_string(stdout, t[i].cg);
 			printf(", \"policy\": \"%s\", \"timerslack_ns\": %" PRIu64
 			       ", \"effective_slack_ns\": %" PRIu64 "}",
 			       policy_name(t[i].policy), t[i].own, t[i].eff);
@@ -508,14 +525,14 @@ static void print_threads(int pid, const struct thread_row *t, size_t n, bool js
 	for (i = 0; i < n; i++)
 		printf("%-8d %-8s %10s %10s  %s\n", t[i].tid, policy_name(t[i].policy),
 		       format_ns(own, sizeof(own), t[i].own),
-		       format_ns(eff, sizeof(eff), t[i].eff), t[i].cg.path);
+		       format_ns(eff, sizeof(eff), t[i].eff), t[i].cg);
 }
 
 static int get_pid(const char *arg, bool json)
 {
 	struct thread_row *rows = NULL, *r;
 	size_t n = 0, cap = 0;
-	int map_fd = -1, attached, ret = 0;
+	int query_fd = -1, attached, ret = 0;
 	char dir[64], err[512];
 	struct dirent *de;
 	uint64_t pid;
@@ -532,8 +549,8 @@ static int get_pid(const char *arg, bool json)
 	}
 	attached = policy_attached();
 	if (attached > 0)
-		map_fd = policy_map_fd();
-	if (attached < 0 || (attached > 0 && map_fd < 0)) {
+		query_fd = settings_query_fd();
+	if (attached < 0 || (attached > 0 && query_fd < 0)) {
 		closedir(d);
 		return EXIT_RUNTIME;
 	}
@@ -550,12 +567,12 @@ static int get_pid(const char *arg, bool json)
 			rows = r;
 		}
 		/* A thread that exits meanwhile is left out. */
-		if (!read_thread(map_fd, pid, atoi(de->d_name), &rows[n]))
+		if (!read_thread(query_fd, pid, atoi(de->d_name), &rows[n]))
 			n++;
 	}
 	closedir(d);
-	if (map_fd >= 0)
-		close(map_fd);
+	if (query_fd >= 0)
+		close(query_fd);
 	if (!ret && !n) {
 		fprintf(stderr, "tslackctl: process %" PRIu64 ": cannot read its threads\n", pid);
 		ret = EXIT_RUNTIME;
@@ -571,9 +588,10 @@ static int get_pid(const char *arg, bool json)
 static int cmd_get(int argc, char **argv, const struct opts *o)
 {
 	struct tslack_setting val = {};
-	uint64_t id = 0, eff = 0;
+	struct tslack_query q = {};
+	uint64_t id = 0;
 	struct cgroup cg;
-	int ret, fd, attached, first;
+	int ret, fd, qfd, attached, first;
 
 	if (o->pid) {
 		if (o->id || optind != argc)
@@ -602,8 +620,13 @@ static int cmd_get(int argc, char **argv, const struct opts *o)
 		if (fd < 0)
 			return EXIT_RUNTIME;
 		settings_read(fd, cg.id, &val);
-		ret = settings_effective(fd, &cg, &eff);
 		close(fd);
+		qfd = settings_query_fd();
+		if (qfd < 0)
+			return EXIT_RUNTIME;
+		q.cgroup_id = cg.id;
+		ret = settings_query(qfd, &q);
+		close(qfd);
 		if (ret) {
 			policy_explain(cg.path, ret);
 			return EXIT_RUNTIME;
@@ -613,11 +636,11 @@ static int cmd_get(int argc, char **argv, const struct opts *o)
 		printf("{\"path\": ");
 		print_json_string(stdout, cg.path);
 		printf(", \"id\": %" PRIu64 ", \"min_slack_ns\": %llu, \"max_slack_ns\": %llu"
-		       ", \"effective_slack_ns\": %" PRIu64 "}\n",
-		       cg.id, val.min_slack_ns, val.max_slack_ns, eff);
+		       ", \"effective_slack_ns\": %llu}\n",
+		       cg.id, val.min_slack_ns, val.max_slack_ns, q.imposed);
 	} else {
-		printf("min_slack_ns %llu\nmax_slack_ns %llu\neffective_slack_ns %" PRIu64 "\n",
-		       val.min_slack_ns, val.max_slack_ns, eff);
+		printf("min_slack_ns %llu\nmax_slack_ns %llu\neffective_slack_ns %llu\n",
+		       val.min_slack_ns, val.max_slack_ns, q.imposed);
 	}
 	return 0;
 }
@@ -643,48 +666,62 @@ static int read_settings(int argc, const char *usage, int *fd, struct settings_e
 	return -1;
 }
 
+/* How list names an entry whose cgroup it could not find. */
+static const char *unnamed(uint64_t id, bool alive)
+{
+	(void)id;
+	return alive ? "(outside this cgroup namespace)" : "(none)";
+}
+
 static int cmd_list(int argc, char **argv __always_unused, const struct opts *o)
 {
 	struct settings_entry *e = NULL;
 	char min[32], max[32], eff[32];
-	struct cgroup cg;
-	uint64_t imposed;
-	int fd = -1, ret;
+	struct tslack_query q;
+	int fd = -1, qfd, ret;
 	long n = 0, i;
+	bool alive;
 
 	ret = read_settings(argc, "usage: tslackctl list [--json]", &fd, &e, &n);
 	if (ret >= 0)
 		return ret;
+	close(fd);
+	qfd = settings_query_fd();
+	if (qfd < 0) {
+		settings_list_free(e, n);
+		return EXIT_RUNTIME;
+	}
 	if (o->json)
 		printf("[");
 	else
 		printf("%-32s %10s %8s %8s %9s\n", "CGROUP", "ID", "MIN", "MAX", "EFFECTIVE");
 	for (i = 0; i < n; i++) {
-		cg.id = e[i].id;
-		memcpy(cg.path, e[i].path, sizeof(cg.path));
-		imposed = 0;
-		if (cg.path[0] && settings_effective(fd, &cg, &imposed))
-			cg.path[0] = '\0';	/* removed meanwhile */
+		q = (struct tslack_query){ .cgroup_id = e[i].id };
+		/* -ENOENT: removed meanwhile, imposing nothing. */
+		alive = !settings_query(qfd, &q);
+		if (!alive)
+			q.imposed = 0;
 		if (o->json) {
 			printf("%s{\"path\": ", i ? ", " : "");
-			if (cg.path[0])
-				print_json_string(stdout, cg.path);
+			if (e[i].path && alive)
+				print_json_string(stdout, e[i].path);
 			else
 				printf("null");
 			printf(", \"id\": %" PRIu64 ", \"min_slack_ns\": %llu, \"max_slack_ns\": %llu"
-			       ", \"effective_slack_ns\": %" PRIu64 "}",
-			       cg.id, e[i].val.min_slack_ns, e[i].val.max_slack_ns, imposed);
+			       ", \"effective_slack_ns\": %llu}",
+			       e[i].id, e[i].val.min_slack_ns, e[i].val.max_slack_ns, q.imposed);
 			continue;
 		}
-		printf("%-32s %10" PRIu64 " %8s %8s %9s\n", cg.path[0] ? cg.path : "(none)", cg.id,
+		printf("%-32s %10" PRIu64 " %8s %8s %9s\n",
+		       e[i].path && alive ? e[i].path : unnamed(e[i].id, alive), e[i].id,
 		       format_ns(min, sizeof(min), e[i].val.min_slack_ns),
 		       e[i].val.max_slack_ns ? format_ns(max, sizeof(max), e[i].val.max_slack_ns) : "-",
-		       format_ns(eff, sizeof(eff), imposed));
+		       format_ns(eff, sizeof(eff), q.imposed));
 	}
 	if (o->json)
 		printf("]\n");
-	free(e);
-	close(fd);
+	settings_list_free(e, n);
+	close(qfd);
 	return 0;
 }
 
@@ -697,25 +734,23 @@ static int cmd_check(int argc, char **argv __always_unused, const struct opts *o
 	ret = read_settings(argc, "usage: tslackctl check [--json] [--fix]", &fd, &e, &n);
 	if (ret >= 0)
 		return ret;
-	/* Entries of no cgroup sort first. */
-	while (stale < n && !e[stale].path[0])
-		stale++;
+	/*
+	 * Entries the walk did not name sort first; a cgroup outside this
+	 * cgroup namespace is alive all the same: not stale.
+	 */
+	for (i = 0; i < n && !e[i].path; i++)
+		if (!cgroup_alive(e[i].id))
+			e[stale++].id = e[i].id;
 	if (o->fix && stale) {
 		if (!may_change_policy() || (lock = policy_lock()) < 0) {
 			close(fd);
-			free(e);
+			settings_list_free(e, n);
 			return EXIT_RUNTIME;
 		}
-		/* Only what is still stale now that writers are held off. */
-		for (i = 0; i < stale; i++) {
-			char path[PATH_MAX];
-			struct cgroup cg;
-
-			if (!cgroup_by_id(e[i].id, &cg, path, sizeof(path)))
-				continue;
+		/* Removed cgroups stay removed: their ids are never reused. */
+		for (i = 0; i < stale; i++)
 			if (!settings_write(fd, e[i].id, &(struct tslack_setting){}))
 				removed++;
-		}
 		policy_unlock(lock);
 	}
 	close(fd);
@@ -732,7 +767,7 @@ static int cmd_check(int argc, char **argv __always_unused, const struct opts *o
 		printf("], \"removed\": %ld, \"entries\": %ld}\n", removed, n);
 	else if (stale && !o->fix)
 		printf("%ld entries differ from the cgroup tree\n", stale);
-	free(e);
+	settings_list_free(e, n);
 	return stale > removed ? EXIT_RUNTIME : 0;
 }
 
@@ -804,9 +839,9 @@ static int cmd_stats(int argc, char **argv, const struct opts *o)
 	if (o->slack) {
 		if (parse_duration_ns(o->slack, &slack, err, sizeof(err)))
 			return usage_error("--slack: %s", err);
-		if (slack > TSLACK_KERNEL_MAX_NS)
+		if (slack > TSLACK_MAX_NS)
 			return usage_error("'%s' is more than the %s a policy may impose", o->slack,
-					   format_ns(buf, sizeof(buf), TSLACK_KERNEL_MAX_NS));
+					   format_ns(buf, sizeof(buf), TSLACK_MAX_NS));
 	}
 	ret = find_cgroup(argv[first], o, id, &cg);
 	if (ret)
@@ -829,6 +864,21 @@ static const struct {
 	{ "top", "jbndDS", cmd_top },	{ "stats", "jiFs", cmd_stats },
 };
 
+/*
+ * Output that could not be written (a full disk) is a failure; a reader
+ * that went away (EPIPE) is not, as in util-linux's close_stdout().
+ */
+static void close_stdout(void)
+{
+	errno = 0;
+	if (!fflush(stdout) && !ferror(stdout) && !fclose(stdout))
+		return;
+	if (errno == EPIPE)
+		return;
+	fprintf(stderr, "tslackctl: write error: %s\n", errno ? strerror(errno) : "I/O error");
+	_exit(EXIT_RUNTIME);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -841,6 +891,7 @@ int main(int argc, char **argv)
 	struct opts o;
 	int c, ret;
 
+	atexit(close_stdout);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+hVv", options, NULL)) != -1) {
 		switch (c) {
@@ -854,9 +905,7 @@ int main(int argc, char **argv)
 			verbose = true;
 			break;
 		default:
-			if (optopt)
-				return usage_error("unknown option '-%c'", optopt);
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return bad_option(argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)

@@ -29,7 +29,7 @@ eq "seed/root_default" "$(setting 0 0 0)" "$(get /sys/fs/cgroup)"
 tslackctl set /sys/fs/cgroup 50000
 eq "seed/root_50000" "$(setting 50000 0 50000)" "$(get .)"
 mkdir "$CG/a"
-eq "seed/new_child_inherits" "$(setting 50000 0 50000)" "$(get a)"
+eq "seed/new_child_inherits" "$(setting 0 0 50000)" "$(get a)"
 tslackctl set a 70000
 eq "seed/child_70000" "$(setting 70000 0 70000)" "$(get a)"
 tslackctl set /sys/fs/cgroup 100000
@@ -60,12 +60,14 @@ eq "path/relative_to_cwd" "$(get s/d1)" "$(cd "$CG/s" && get d1)"
 eq "path/dot_is_cwd" "$(get s)" "$(cd "$CG/s" && get .)"
 eq "path/option_equals" "$(get s)" "$(get --id="$(stat -c %i $CG/s)")"
 
-# A cgroup made below a setting starts with a copy of its parent's minimum
-# (the seed's rule), kept when the parent's changes; rmdir removes it.
+# A cgroup made below a setting gets no entry (unlike the seed, which
+# copied the parent's minimum): it sleeps with its parent's minimum
+# through the walk and follows it down; rmdir removes an entry it has.
 mkdir "$CG/s/new"
 tslackctl set s 15ms
-eq "mkdir/copies_parent_min" "$(setting 20000000 0 20000000)" "$(get s/new)"
+eq "mkdir/follows_parent_min" "$(setting 0 0 15000000)" "$(get s/new)"
 tslackctl set s 20ms
+tslackctl set s/new 1ms
 n_before=$(bpftool map dump pinned "$MAP" | grep -c '"key"')
 rmdir "$CG/s/new"
 n_after=$(bpftool map dump pinned "$MAP" | grep -c '"key"')

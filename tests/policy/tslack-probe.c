@@ -9,9 +9,11 @@
 #include <poll.h>
 #include <pthread.h>
 #include <pty.h>
+#include <sched.h>
 #include <signal.h>
 #include <linux/capability.h>
 #include <linux/sched.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <stdio.h>
@@ -95,6 +97,7 @@ static int usage(void)
 	      "       tslack-probe churn SECONDS [PERIOD_MS] (then print 'final CGROUP SLACK')\n"
 	      "       tslack-probe without-caps COMMAND [ARG]...\n"
 	      "       tslack-probe as-user UID COMMAND [ARG]...\n"
+	      "       tslack-probe in-cgroupns COMMAND [ARG]... (its own cgroup2 mount)\n"
 	      "       tslack-probe kill-after USECS COMMAND [ARG]...\n"
 	      "       tslack-probe duration COUNT COMMAND [ARG]...\n", stderr);
 	return 2;
@@ -315,6 +318,19 @@ int main(int argc, char **argv)
 		}
 		execvp(argv[3], argv + 3);
 		perror(argv[3]);
+		return 127;
+	}
+	if (argc >= 3 && !strcmp(argv[1], "in-cgroupns")) {
+		/* As a container sees it: its cgroup is the root of what it mounts. */
+		if (unshare(CLONE_NEWCGROUP | CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    umount2("/sys/fs/cgroup", MNT_DETACH) ||
+		    mount("cgroup2", "/sys/fs/cgroup", "cgroup2", 0, NULL)) {
+			perror("tslack-probe: a cgroup namespace");
+			return 1;
+		}
+		execvp(argv[2], argv + 2);
+		perror(argv[2]);
 		return 127;
 	}
 	if (argc >= 4 && !strcmp(argv[1], "kill-after"))

@@ -1,0 +1,89 @@
+#!/bin/sh
+# What a user with a delegated subtree, or a container with its own cgroup
+# namespace, can do to tslack: nothing that fills the settings map, makes
+# root's writes fail, or hides the slack the kernel imposes on it. Also
+# failures that must not hide: output errors, a value written during a
+# stats trial.
+. /usr/local/lib/tslack/harness.sh
+plan 14
+count() { tslackctl status | tail -n 1 | cut -d' ' -f5; }
+min() { tslackctl get "$@" | sed -n 's/^min_slack_ns //p'; }
+
+# uid 1000 owns /deleg, as systemd delegates user@1000.service to its user.
+delegate() {
+	mkdir -p "$CG/deleg"
+	chown 1000:1000 "$CG/deleg" "$CG/deleg/cgroup.procs" \
+		"$CG/deleg/cgroup.subtree_control" "$CG/deleg/cgroup.threads"
+}
+# user_mkdirs N: uid 1000 makes N cgroups, some nested, in /deleg.
+user_mkdirs() {
+	tslack-probe as-user 1000 sh -c 'i=0; while [ $i -lt "$1" ]; do
+		mkdir -p "$2/u$i/n" || exit 1; i=$((i + 1)); done' sh "$1" "$CG/deleg"
+}
+undelegate() {
+	find "$CG/deleg" -depth -type d -exec rmdir {} \; 2>/dev/null
+}
+
+tslackctl detach
+tslackctl attach || { fail unpriv/attach "tslackctl attach failed"; exit 1; }
+delegate
+tslackctl set deleg 20ms
+user_mkdirs 50
+eq "map/user_mkdirs_add_no_entry" 1 "$(count)"
+eq "map/new_cgroup_sleeps_with_parent_min" 20000000 "$(slack_in deleg/u7/n)"
+tslackctl set deleg 5ms
+eq "map/new_cgroup_follows_parent_down" 5000000 "$(slack_in deleg/u7/n)"
+undelegate
+
+# A small map: a user's cgroups under a minimum leave room for root's writes.
+tslackctl detach
+tslackctl attach --max-cgroups=4
+delegate
+mkdir -p "$CG/other"
+tslackctl set deleg 20ms
+user_mkdirs 10
+tslackctl set other 1ms
+eq "map/root_write_after_user_flood" "0 2" "$? $(count)"
+undelegate
+rmdir "$CG/other"
+tslackctl detach
+tslackctl attach
+
+# A container: its cgroup namespace's root is /ns/c, and /ns above it has
+# a minimum that the kernel applies all the same.
+mkdir -p "$CG/ns/c"
+tslackctl set ns 20ms
+in_ns() { in_cg ns/c tslack-probe in-cgroupns "$@"; }
+eq "ns/get_root" 20000000 "$(in_ns tslackctl get / | sed -n 's/^effective_slack_ns //p')"
+eq "ns/kernel_agrees" 20000000 "$(slack_in ns/c)"
+eq "ns/get_pid" "20ms" "$(in_ns sh -c 'tslackctl get --pid $$' | awk 'NR == 2 { print $4 }')"
+eq "ns/list_names_outside" 1 \
+	"$(in_ns tslackctl list | grep -c '^(outside this cgroup namespace) .* 20ms *- *20ms$')"
+in_ns tslackctl check --fix >/dev/null
+eq "ns/check_fix_keeps_outside" "0 1" "$? $(count)"
+tslackctl set ns 0
+rmdir "$CG/ns/c" "$CG/ns"
+
+# Output that cannot be written is an error, not exit 0.
+mkdir -p "$CG/o"
+eq "out/full_disk" "1 tslackctl: write error: No space left on device" \
+	"$(tslackctl get o 2>/dev/null >/dev/full; echo $?) $(tslackctl get o 2>&1 >/dev/full)"
+eq "cli/option_takes_no_value" "tslackctl: option '--json' takes no value" \
+	"$(tslackctl list --json=yes 2>&1 | head -n 1)"
+
+# stats --slack puts back what it found, but not over what someone else
+# wrote during the trial.
+tslackctl set o 2ms
+tslackctl stats --for 3s --slack 30ms o >/dev/null 2>/tmp/stats.err &
+stats=$!
+poll 10 sh -c '[ "$(tslackctl get o | head -n 1)" = "min_slack_ns 30000000" ]'
+tslackctl set o 7ms
+wait $stats
+eq "stats/keeps_value_written_meanwhile" "0 7000000" "$? $(min o)"
+eq "stats/says_it_left_it" "tslackctl: /o: min_slack_ns was changed during the trial: left as it is" \
+	"$(head -n 1 /tmp/stats.err)"
+tslackctl stats --for 1s --slack 30ms o >/dev/null
+eq "stats/restores_its_own" "0 7000000" "$? $(min o)"
+rmdir "$CG/o"
+tslackctl detach
+exit 0
