@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Attaching the tslack BPF policy and reaching its pinned map. */
+/*
+ * Attaching the tslack BPF policy and reaching its pinned map. The paths
+ * below are for messages: policy.c reaches bpffs only through directory
+ * fds it checked, as bpffs may be world-writable.
+ */
 #ifndef TSLACK_POLICY_H
 #define TSLACK_POLICY_H
 
@@ -41,6 +45,14 @@ void policy_not_attached(void);
 
 /* A file descriptor of the pinned map, or -1 after printing why. */
 int policy_map_fd(void);
+
+/*
+ * A file descriptor of what attach pinned as @name ("settings", ...), or
+ * -errno, printing nothing: -ENOENT if tslack is not attached. Only
+ * through the checked pin directory, never by a path a user could have
+ * redirected: use this, not bpf_obj_get(TSLACK_MAP_PIN).
+ */
+int policy_obj_get(const char *name);
 
 /*
  * Hold off attach and detach, and other writers, until policy_unlock():
