@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <linux/capability.h>
 #include <linux/sched.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -99,7 +100,9 @@ static int usage(void)
 	      "       tslack-probe as-user UID COMMAND [ARG]...\n"
 	      "       tslack-probe in-cgroupns COMMAND [ARG]... (its own cgroup2 mount)\n"
 	      "       tslack-probe kill-after USECS COMMAND [ARG]...\n"
-	      "       tslack-probe duration COUNT COMMAND [ARG]...\n", stderr);
+	      "       tslack-probe duration COUNT COMMAND [ARG]...\n"
+	      "       tslack-probe lock PATH COMMAND [ARG]... (COMMAND holds a flock on PATH)\n",
+	      stderr);
 	return 2;
 }
 
@@ -337,5 +340,17 @@ int main(int argc, char **argv)
 		return kill_after(atol(argv[2]), argv + 3);
 	if (argc >= 4 && !strcmp(argv[1], "duration") && atol(argv[2]) > 0)
 		return duration(atol(argv[2]), argv + 3);
+	if (argc >= 4 && !strcmp(argv[1], "lock")) {
+		/* As a user would hold tslack's lock: busybox has no flock(1). */
+		int fd = open(argv[2], O_RDONLY);
+
+		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB)) {
+			perror(argv[2]);
+			return 1;
+		}
+		execvp(argv[3], argv + 3);
+		perror(argv[3]);
+		return 127;
+	}
 	return usage();
 }
