@@ -216,3 +216,23 @@ prop_is() {
 	_ps=$1 _pp=$2 _pw=$3
 	poll 10 eval '[ "$(session_prop "$_ps" "$_pp")" = "$_pw" ]'
 }
+
+# journal_mark: tslackd's last entry in the journal (it must have one),
+# for journal_since.
+journal_mark() {
+	journalctl -q -u tslackd.service -n 1 --show-cursor -o cat | sed -n 's/^-- cursor: //p'
+}
+
+# journal_since MARK [err]: tslackd's messages logged after MARK, one a
+# line; with err, only those at error priority or above. The same match
+# (-u) as journal_mark's and no -p: journalctl 252 skips the first entry
+# that matches at the cursor, whether it is the cursor's or not.
+journal_since() {
+	journalctl -q -u tslackd.service --after-cursor="$1" -o export |
+		awk -v max="$([ "${2-}" = err ] && echo 3 || echo 7)" '
+			BEGIN { p = 9 }
+			/^PRIORITY=/ { p = substr($0, 10) + 0 }
+			/^MESSAGE=/ { m = substr($0, 9) }
+			/^$/ { if (m != "" && p <= max) print m; p = 9; m = "" }
+			END { if (m != "" && p <= max) print m }'
+}

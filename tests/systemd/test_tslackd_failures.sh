@@ -67,13 +67,12 @@ user_app alice fail-app.service "$(probe_cmd "$app")"
 taken=$(fill)
 eq full/filled 8 "$taken"
 
-t0=$(date +%s)
+t0=$(journal_mark)
 hint alice "--set-idle yes"
-if poll 10 eval 'journalctl -q -u tslackd.service -p err --since "@$t0" -o cat |
-	grep -q "session-$(session_id alice).scope: setting min_slack_ns to 30ms: "'; then
+if poll 10 eval 'journal_since "$t0" err | grep -q "session-$(session_id alice).scope: setting min_slack_ns to 30ms: "'; then
 	pass full/logged_as_error
 else
-	fail full/logged_as_error "$(journalctl -q -u tslackd.service --since "@$t0" -o cat)"
+	fail full/logged_as_error "$(journal_since "$t0")"
 fi
 # Not made, so not held: --status lists no setting of hers.
 poll 5 eval 'tslackd --status | grep -q "$(session_id alice) .* idle "'
@@ -99,5 +98,5 @@ sysctl -q -w fs.inotify.max_queued_events="$queued"
 hint alice "--set-idle yes"
 expect_slack overflow/idle "$IDLE" "$app"
 late=$(probe_file fail-late alice)
-user_app alice exempt-late.service "$(probe_cmd "$late")"
+user_app alice exempt-overflow.service "$(probe_cmd "$late")"
 expect_slack overflow/exempt_app_started_later "$DEFAULT" "$late"

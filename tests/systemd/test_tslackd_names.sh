@@ -1,15 +1,18 @@
 #!/bin/sh
 # tslackd against what a user chooses: cgroup names. alice owns her
 # user@1000.service subtree (systemd delegates it) and names cgroups there
-# as she likes: with a newline, with what looks like a record of tslackd's
-# state file aimed at a system service's cgroup. While her session is idle
-# tslackd exempts them (their names match the exemption glob) and records
-# them; then it is killed and restarted. It must start, undo exactly what
+# as she likes: any byte but a slash, a NUL and a newline (the kernel
+# refuses a newline). Hers hold terminal escapes, a carriage return and
+# what looks like a record, a backslash and "\x2f", a tab, spaces, UTF-8
+# and a byte that is no UTF-8. While her session is idle tslackd exempts
+# them (their names match the exemption glob) and records them: the state
+# file, tslackd --status and the journal show them escaped, never raw.
+# Then tslackd is killed and restarted: it must start, undo exactly what
 # it set and nothing else. Then state files that tslackd did not write as
-# they are (an older format, damaged lines): logged at error priority, and
-# not one write made from them.
+# they are (an older format whose record aims at a system service, damaged
+# lines): logged at error priority, and not one write made from them.
 . /usr/local/lib/tslack/systemd-lib.sh
-plan 18
+plan 20
 
 DEFAULT=50000
 IDLE=30000000
@@ -26,8 +29,8 @@ CONF
 
 # Her cgroups, deepest first (as root: she may be logged out by then).
 remove_crafted() {
-	find "$U" -depth -mindepth 1 -type d \( -path "$U/x?*" -o -path "$U/y?*" -o \
-		-path "$U/exempt-new?line.service" \) -exec rmdir {} \; 2>/dev/null
+	find "$U" -depth -mindepth 1 -type d \( -path "$U/exempt-*" -o -path "$U/a b" -o \
+		-path "$U/a b/*" \) -exec rmdir {} \; 2>/dev/null
 }
 
 cleanup() {
@@ -46,12 +49,11 @@ map_has() {
 	bpftool map lookup pinned "$MAP" key $(le64 "$1") >/dev/null 2>&1
 }
 
-# journal_err SINCE PATTERN: tslackd logged a line matching PATTERN at
-# error priority since SINCE (seconds since the epoch); waits for journald.
+# journal_err MARK PATTERN: tslackd logged a line matching PATTERN at
+# error priority after MARK (journal_mark); waits for journald.
 journal_err() {
 	_js=$1 _jp=$2
-	poll 10 eval 'journalctl -q -u tslackd.service -p err --since "@$_js" -o cat |
-		grep -q -e "$_jp"'
+	poll 10 eval 'journal_since "$_js" err | grep -q -e "$_jp"'
 }
 
 # all_held: the map holds an entry for each of her cgroups.
@@ -78,27 +80,27 @@ session_spawn alice "$(probe_cmd "$a")"
 service_start sys-victim.service "$(probe_cmd "$sys")"
 victim=$(stat -c %i "$CG/system.slice/sys-victim.service")
 
-# alice, in her session, makes the cgroups. Each is cut by newlines into
-# what the old state file read as records: "applied min VICTIM 500000000 0
-# 0 /system.slice/sys-victim.service" (the victim's minimum is 0, so
-# undoing it "puts back" 500 ms), and "applied min 1 0 500000000 /"
-# (the root cgroup).
-session_run alice "V=$victim U=$(q "$U")"'
+# alice, in her session, makes the cgroups; a name with a newline is
+# refused by the kernel (cgroup_mkdir(): /proc/PID/cgroup must stay
+# parsable).
+session_run alice "U=$(q "$U")"'
 set -e
-a=$(printf "x\napplied min %s 500000000 0 0 " "$V")
-b=$(printf "sys-victim.service\nx")
-mkdir -p "$U/$a/system.slice/$b/exempt-a.service"
-c=$(printf "y\napplied min 1 0 500000000 ")
-d=$(printf "\nz")
-mkdir -p "$U/$c/$d/exempt-b.service"
-e=$(printf "exempt-new\nline.service")
-mkdir "$U/$e"
-stat -c %i "$U/$a/system.slice/$b/exempt-a.service" "$U/$c/$d/exempt-b.service" "$U/$e"
+n1=$(printf "exempt-\033[2J\033[H\rapplied min 1 0 500000000 \\\\x2f.service")
+n2=$(printf "exempt-tab\there \303\251\377.service")
+mkdir "$U/$n1" "$U/$n2"
+mkdir -p "$U/a b/exempt-c.service"
+stat -c %i "$U/$n1" "$U/$n2" "$U/a b/exempt-c.service"
 ' >"$PROBES/names-leaves" && pass names/made_by_alice ||
 	fail names/made_by_alice "$(cat "$PROBES/names-leaves")"
 leaves=$(cat "$PROBES/names-leaves")
 eq names/three_cgroups 3 "$(echo "$leaves" | grep -c -E '^[0-9]+$')"
+nl=$(session_run alice "mkdir $(q "$U")/\"\$(printf 'exempt-\\nx.service')\" 2>&1")
+case $nl in
+*"Invalid argument"*) pass names/newline_refused ;;
+*) fail names/newline_refused "$nl" ;;
+esac
 
+t0=$(journal_mark)
 session_run alice "/usr/local/sbin/tslackd --set-idle yes" | sed 's/^/# /'
 expect_slack idle/session "$IDLE" "$a"
 if poll 10 all_held; then
@@ -106,13 +108,25 @@ if poll 10 all_held; then
 else
 	fail idle/crafted_exempted "$(tslackctl list)"
 fi
-# One line per record, whatever the names: none of hers became a line.
-bad=$(grep -v -E '^(tslackd-state|session|applied) ' "$STATE"; grep -E "^applied min ($victim|1) " "$STATE")
-eq state/no_line_of_hers "" "$bad"
-if tslackd --status | grep -q -F 'exempt-new\x0aline.service'; then
+# One line per record, whatever the names: nothing but printable ASCII.
+bad=$(LC_ALL=C grep -n -v -E '^(tslackd-state|session|applied) [!-~ ]*$' "$STATE")
+eq state/printable_records "" "$bad"
+status=$(tslackd --status)
+if printf '%s\n' "$status" | grep -q -F 'exempt-\x1b[2J\x1b[H\x0dapplied\x20min\x201\x200\x20500000000\x20\\x2f.service' &&
+	printf '%s\n' "$status" | grep -q -F 'exempt-tab\x09here\x20\xc3\xa9\xff.service' &&
+	printf '%s\n' "$status" | grep -q -F '/a\x20b/exempt-c.service' &&
+	! printf '%s\n' "$status" | LC_ALL=C grep -q '[^ -~]'; then
 	pass status/escaped
 else
-	fail status/escaped "$(tslackd --status)"
+	fail status/escaped "$status"
+fi
+# The journal too: a name makes no terminal escape or line of its own there.
+log=$(journal_since "$t0" | grep 'max_slack_ns 1ns')
+if printf '%s\n' "$log" | grep -q -F 'exempt-\x1b[2J' &&
+	! printf '%s\n' "$log" | LC_ALL=C grep -q '[^ -~]'; then
+	pass journal/escaped
+else
+	fail journal/escaped "$(printf '%s\n' "$log" | od -c | head -n 20)"
 fi
 
 # Killed and restarted while she is idle: the same entries, no other.
@@ -133,11 +147,11 @@ if poll 10 map_empty; then pass active/all_undone; else fail active/all_undone "
 systemctl stop tslackd.service
 printf 'tslackd 1\napplied max 7 0 1 0 /user.slice/x\napplied min %s 500000000 0 0 /system.slice/sys-victim.service\n' \
 	"$victim" >"$STATE"
-t0=$(date +%s)
+t0=$(journal_mark)
 systemctl start tslackd.service
 eq oldfile/started active "$(systemctl is-active tslackd.service)"
 journal_err "$t0" "not written by this version" && pass oldfile/logged_as_error ||
-	fail oldfile/logged_as_error "$(journalctl -q -u tslackd.service --since "@$t0" -o cat)"
+	fail oldfile/logged_as_error "$(journal_since "$t0")"
 if map_empty; then pass oldfile/nothing_written; else fail oldfile/nothing_written "$(tslackctl list)"; fi
 
 # Damaged lines: a bad escape, a path with "..", an extra token, a
@@ -149,13 +163,13 @@ printf '%s\n' "tslackd-state 2 1" "$v /system.slice/sys-victim.servic\\e" \
 	"$v /system.slice/../system.slice/sys-victim.service" \
 	"$v /system.slice/sys-victim.service x" "$v /user.slice" >"$STATE"
 printf '%s' "$v /system.slice/sys-victim.service" >>"$STATE"
-t0=$(date +%s)
+t0=$(journal_mark)
 systemctl start tslackd.service
 eq damaged/started active "$(systemctl is-active tslackd.service)"
-if journal_err "$t0" ':6: not a record' &&
-	[ "$(journalctl -q -u tslackd.service -p err --since "@$t0" -o cat | grep -c 'not a record')" = 4 ]; then
+bad_lines() { journal_since "$t0" err | grep -c 'not a record'; }
+if poll 10 eval '[ "$(bad_lines)" = 4 ]'; then
 	pass damaged/logged_as_errors
 else
-	fail damaged/logged_as_errors "$(journalctl -q -u tslackd.service --since "@$t0" -o cat)"
+	fail damaged/logged_as_errors "$(bad_lines) at error priority: $(journal_since "$t0")"
 fi
 if map_empty; then pass damaged/nothing_written; else fail damaged/nothing_written "$(tslackctl list)"; fi
