@@ -65,7 +65,7 @@ struct tslack_query {
 #define TSLACK_DEFAULT_MAX_CGROUPS 16384
 
 /*
- * How long the kernel may reuse a task's answer: a direct write to the
+ * How long the policy may reuse a task's answer: a direct write to the
  * map, which nobody reports, is seen within this many milliseconds.
  */
 #define TSLACK_MAX_CACHE_AGE_MS 100

@@ -3,8 +3,8 @@
  * Kernel-side tests of the timer slack hook, with a constant-slack
  * struct_ops policy: every converted sleep path oversleeps by the
  * policy's slack while it is attached and by the task's own slack after
- * detach; detach while tasks sleep; paths that must not be affected; when
- * the kernel asks the policy again instead of reusing its last answer.
+ * detach; detach while tasks sleep; paths that must not be affected; that
+ * the kernel keeps no answer of the policy.
  * The rules of the hook itself (RT and deadline, fork, the 500 ms bound,
  * refusals, replacement, cgroup moves) are the series' own kselftest,
  * timer_slack_bpf.
@@ -32,17 +32,6 @@
 static struct bpf_link *attach(struct const_slack_bpf *skel)
 {
 	return bpf_map__attach_struct_ops(skel->maps.const_slack);
-}
-
-/* Make every task ask the policy again, as tslackctl does after a set. */
-static void invalidate(struct const_slack_bpf *skel)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, opts);
-	int err;
-
-	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.invalidate), &opts);
-	if (err)
-		harness_fatal("policy/invalidate", "%s", strerror(-err));
 }
 
 static void check_prctls(const char *name, long own, long effective)
@@ -73,43 +62,23 @@ static void in_child(const char *name, void (*fn)(void))
 		report(name, false, "child died with status %#x", status);
 }
 
-static void cache_fork_child(void)
+static void answer_fork_child(void)
 {
-	check_prctls("cache/child_asks_again", DEFAULT_SLACK, 30 * MSEC);
+	check_prctls("answer/child_asks", DEFAULT_SLACK, 30 * MSEC);
 }
 
 /*
- * The kernel reuses a task's last answer until the policy invalidates it,
- * the task's own slack changes or the task forks; an attach forgets it.
+ * The kernel keeps nothing of an answer: the policy's new value is used
+ * at the next sleep, by a child too, and the larger own slack still wins.
  */
-static void check_cache(struct const_slack_bpf *skel)
+static void check_no_kernel_cache(struct const_slack_bpf *skel)
 {
-	check_prctls("cache/filled", DEFAULT_SLACK, POLICY_SLACK);
 	skel->data->slack_ns = 30 * MSEC;
-	check_prctls("cache/reused", DEFAULT_SLACK, POLICY_SLACK);
-	in_child("cache/child_asks_again", cache_fork_child);
-	check_prctls("cache/parent_still_reuses", DEFAULT_SLACK, POLICY_SLACK);
-	prctl(PR_SET_TIMERSLACK, 2 * MSEC, 0, 0, 0);
-	check_prctls("cache/own_slack_change_asks", 2 * MSEC, 30 * MSEC);
+	check_prctls("answer/used_at_once", DEFAULT_SLACK, 30 * MSEC);
+	in_child("answer/child_asks", answer_fork_child);
+	prctl(PR_SET_TIMERSLACK, 40 * MSEC, 0, 0, 0);
+	check_prctls("answer/own_slack_larger", 40 * MSEC, 40 * MSEC);
 	prctl(PR_SET_TIMERSLACK, 0, 0, 0, 0);
-	skel->data->slack_ns = 35 * MSEC;
-	invalidate(skel);
-	check_prctls("cache/invalidated", DEFAULT_SLACK, 35 * MSEC);
-	skel->data->slack_ns = POLICY_SLACK;
-	invalidate(skel);
-}
-
-static void check_attach_forgets(struct const_slack_bpf *skel)
-{
-	struct bpf_link *link;
-
-	/* The cache holds 20 ms from before the detach. */
-	skel->data->slack_ns = 25 * MSEC;
-	link = attach(skel);
-	if (!link)
-		harness_fatal("cache/attach_forgets", "%s", strerror(errno));
-	check_prctls("cache/attach_forgets", DEFAULT_SLACK, 25 * MSEC);
-	bpf_link__destroy(link);
 	skel->data->slack_ns = POLICY_SLACK;
 }
 
@@ -150,7 +119,7 @@ int main(void)
 	struct bpf_link *link;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	harness_plan(67);
+	harness_plan(66);
 	check_prctls("prctl/no_policy", DEFAULT_SLACK, DEFAULT_SLACK);
 	check_sleep_paths("no_policy", 0, POLICY_SLACK);
 
@@ -163,11 +132,10 @@ int main(void)
 
 	check_prctls("prctl/policy", DEFAULT_SLACK, POLICY_SLACK);
 	check_sleep_paths("policy", POLICY_SLACK, POLICY_SLACK);
-	check_cache(skel);
+	check_no_kernel_cache(skel);
 
 	report("detach/destroy", !bpf_link__destroy(link), "%s", strerror(errno));
 	check_prctls("prctl/detached", DEFAULT_SLACK, DEFAULT_SLACK);
-	check_attach_forgets(skel);
 	check_sleep_paths("detached", 0, POLICY_SLACK);
 	check_detach_while_sleeping(skel);
 	check_prctls("prctl/after_churn", DEFAULT_SLACK, DEFAULT_SLACK);

@@ -10,12 +10,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Which slack a path's timer is armed with. */
+enum path_slack {
+	SLACK_NONE,	/* none, policy or not (timerfd) */
+	SLACK_TASK,	/* the task's effective slack */
+	SLACK_POLICY,	/* a policy's answer, none without one (futex2) */
+};
+
 struct sleep_path {
 	const char *name;
 	/* Sleep for @ns through this path; 0 once it timed out, or -errno. */
 	int (*sleep)(uint64_t ns);
-	/* Does the effective timer slack apply to this path? */
-	bool uses_slack;
+	enum path_slack slack;
 };
 
 extern const struct sleep_path sleep_paths[];
@@ -32,11 +38,12 @@ int measure_lateness(const struct sleep_path *path, uint64_t req_ns,
 		     unsigned int samples, int64_t *median, bool *early);
 
 /*
- * Report, for every path, whether a 1 ms sleep oversleeps as @slack_ns
- * says: by at least half of it for the paths that use the slack (slack
- * lets a timer fire anywhere up to its hard expiry, and an idle VM wakes
- * close to it), and by well under a quarter of @scale_ns for the others
- * and when @slack_ns is 0. Never early. Names are "@phase/path".
+ * Report, for every path, whether a 1 ms sleep oversleeps as @slack_ns,
+ * a policy's answer, says: by at least half of it for the paths that use
+ * the slack, the task's or a policy's (slack lets a timer fire anywhere up
+ * to its hard expiry, and an idle VM wakes close to it), and by well under
+ * a quarter of @scale_ns for the others and when @slack_ns is 0. Never
+ * early. Names are "@phase/path".
  */
 void check_sleep_paths(const char *phase, uint64_t slack_ns, uint64_t scale_ns);
 

@@ -4,7 +4,7 @@
 # id and by bpftool alone, cleanup, and oversleep under the policy on
 # every sleep path.
 . /usr/local/lib/tslack/harness.sh
-plan 86
+plan 87
 get() { tslackctl get "$@" | tr '\n' ' '; }
 setting() { echo "min_slack_ns $1 max_slack_ns $2 effective_slack_ns $3 "; }
 
