@@ -157,10 +157,7 @@ bool cgroup_is(const char *path, uint64_t id)
 	if (!cgroup2_mount())
 		return false;
 	snprintf(abs, sizeof(abs), "%s%s", cgroup2_mount(), path);
-	if (!stat(abs, &st) && st.st_ino == id)
-		return true;
-	/* Renamed or moved since @path was read, and still the same cgroup. */
-	return cgroup_alive(id);
+	return !stat(abs, &st) && st.st_ino == id;
 }
 
 int cgroup_by_id(uint64_t id, struct cgroup *cg, char *err, unsigned long errlen)

@@ -23,8 +23,8 @@ const char *cgroup2_mount(void);
 int cgroup_by_path(const char *arg, struct cgroup *cg, char *err, unsigned long errlen);
 
 /*
- * Is cgroup @id, last seen at @path (from the mount), still there: not
- * removed? A rename or move keeps it; a new cgroup at @path is another.
+ * Is cgroup @id still at @path (from the mount): not removed, not remade?
+ * cgroup2 has no rename, so a cgroup that is not there is gone.
  */
 bool cgroup_is(const char *path, uint64_t id);
 
