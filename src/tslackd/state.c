@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../cgroup.h"
@@ -197,22 +196,6 @@ int state_reconcile(struct state *st, const struct want *want, int n)
 	return err;
 }
 
-/*
- * Does @path name the cgroup @id now? Stricter than cgroup_is(), which
- * also follows a cgroup renamed since: a record is acted on only where
- * its path and its id agree, the two halves of what tslackd wrote.
- */
-static bool names_cgroup(const char *path, uint64_t id)
-{
-	const char *mnt = cgroup2_mount();
-	char abs[PATH_MAX * 2];
-	struct stat st;
-
-	if (!mnt || snprintf(abs, sizeof(abs), "%s%s", mnt, path) >= (int)sizeof(abs))
-		return false;
-	return !stat(abs, &st) && S_ISDIR(st.st_mode) && st.st_ino == id;
-}
-
 /* Take @a from line @no of @file into @st, if it is to be undone. 0 or -1. */
 static int load_applied(const char *file, unsigned int no, struct state *st,
 			const struct applied *a)
@@ -226,7 +209,8 @@ static int load_applied(const char *file, unsigned int no, struct state *st,
 			field_name[a->field], p);
 		return -1;
 	}
-	if (!names_cgroup(a->path, a->id)) {
+	/* Acted on only where its two halves, path and id, still agree. */
+	if (!cgroup_is(a->path, a->id)) {
 		log_warn("%s:%u: %s is not cgroup %llu (any more): not undone", file, no, p,
 			 (unsigned long long)a->id);
 		return 0;
