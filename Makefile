@@ -30,7 +30,7 @@ KSRC := $(CACHE)/linux-source-6.12
 SELFTEST := $(KSRC)/tools/testing/selftests/timer_slack
 POLICY_TESTS := $(patsubst tests/policy/%.sh,%,$(wildcard tests/policy/*.sh))
 
-.PHONY: deps kernel tools vmroot test demo bench stress fuzz checkpatch clean help \
+.PHONY: deps kernel tools vmroot test demo bench stress fuzz checkpatch bisect-check clean help \
 	install install-tools uninstall
 .DEFAULT_GOAL := help
 
@@ -41,6 +41,7 @@ help:
 	@echo 'make stress  30 s of races on the debug (lockdep, KASAN) kernel'
 	@echo 'make fuzz    fuzz the parsers of tslackctl on the host (libFuzzer)'
 	@echo 'make checkpatch  scripts/checkpatch.pl --strict on kernel-patch/'
+	@echo 'make bisect-check  build and boot each prefix of the series (slow)'
 	@echo 'make kernel  build the patched kernel incrementally in $(CACHE)'
 	@echo 'make vmroot  build the programs that go into the VM'
 	@echo 'make install install tslackctl, its man page, completion and tslack.service'
@@ -242,7 +243,8 @@ fuzz:
 # Debian's python3 (with python3-ply and python3-git for the SPDX check)
 # before any other one in PATH.
 checkpatch: kernel
-	cd $(CACHE)/linux-source-6.12 && PATH=/usr/bin:$$PATH scripts/checkpatch.pl --strict $(abspath $(wildcard kernel-patch/*.patch))
+	cd $(CACHE)/linux-source-6.12 && PATH=/usr/bin:$$PATH scripts/checkpatch.pl --strict \
+		$(abspath $(filter-out %/0000-cover-letter.patch,$(wildcard kernel-patch/*.patch)))
 
 demo: tools
 	$(MAKE) vmroot
@@ -257,6 +259,10 @@ stress: tools
 bench: tools
 	$(MAKE) vmroot
 	bench/run
+
+bisect-check: tools
+	$(MAKE) vmroot
+	vmtest/bisect-check
 
 clean:
 	rm -rf $(BUILD) bpf/vmlinux.h

@@ -26,18 +26,17 @@ for i in $(seq 1 16); do
 	eval "depth$i=\$path"
 done
 
+ROUNDS=$((CALLS / 4))
 for r in $(seq 1 "$R"); do
-	res poll_detached "$(in_cg "$depth1" tslack-bench poll-cost "$CALLS")"
-	res poll_miss_detached "$(in_cg "$depth4" tslack-bench poll-cost-miss "$CALLS")"
-	res poll_constant "$(in_cg "$depth1" tslack-bench poll-cost-constant "$CALLS")"
+	res poll_none $(in_cg "$depth4" tslack-bench poll-ready "$CALLS")
+	res poll_slow $(in_cg "$depth4" tslack-bench poll-ready "$CALLS" 1000)
+	res pp_none $(in_cg "$depth4" tslack-bench pingpong "$ROUNDS")
+	res pp_trivial $(in_cg "$depth4" tslack-bench pingpong "$ROUNDS" 0)
 	tslackctl attach && tslackctl set l1 50ms || exit 1
+	res poll_tslack $(in_cg "$depth4" tslack-bench poll-ready "$CALLS")
 	for d in 1 4 16; do
 		eval "p=\$depth$d"
-		res "poll_depth$d" "$(in_cg "$p" tslack-bench poll-cost "$CALLS")"
-	done
-	for d in 1 4 16; do
-		eval "p=\$depth$d"
-		res "poll_miss_depth$d" "$(in_cg "$p" tslack-bench poll-cost-miss "$CALLS")"
+		res "pp_depth$d" $(in_cg "$p" tslack-bench pingpong "$ROUNDS")
 	done
 	tslackctl detach || exit 1
 done
@@ -58,8 +57,7 @@ for r in $(seq 1 "$R"); do
 	tslackctl attach && tslackctl set l1 50ms || exit 1
 	bpftool batch file /tmp/many.batch >/dev/null || exit 1
 	res map_entries "$(tslackctl status | tail -n 1 | cut -d' ' -f5)"
-	res poll_depth4_10k "$(in_cg "$depth4" tslack-bench poll-cost "$CALLS")"
-	res poll_miss_depth4_10k "$(in_cg "$depth4" tslack-bench poll-cost-miss "$CALLS")"
+	res pp_depth4_10k $(in_cg "$depth4" tslack-bench pingpong "$ROUNDS")
 	tslackctl detach || exit 1
 done
 

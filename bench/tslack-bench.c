@@ -2,17 +2,17 @@
 /*
  * Measurements for make bench, run inside the VM by run-bench:
  *
- *   tslack-bench poll-cost CALLS
+ *   tslack-bench poll-ready CALLS [SPIN]
  *	ns per poll() on a pipe that has data, with a 1 s timeout: the call
- *	computes the timer slack and never sleeps. The median of 7 runs.
- *   tslack-bench poll-cost-miss CALLS
- *	The same, but before each poll() the own slack alternates between
- *	50000 and 50001 ns (prctl), so that the kernel cannot reuse the
- *	policy's last answer: with and without a policy, the difference is
- *	the cost of asking the policy.
- *   tslack-bench poll-cost-constant CALLS
- *	The same with the test-only constant policy attached (no map
- *	lookup): the cost of calling a policy at all.
+ *	never sleeps, so it must never ask a policy. With SPIN, the test-only
+ *	constant policy is attached, doing SPIN iterations of busy work per
+ *	call (a deliberately slow policy). Prints the median of 7 runs and
+ *	how often the policy was called.
+ *   tslack-bench pingpong ROUNDS [SPIN]
+ *	ns per round trip of a byte between two processes on CPU 0 through
+ *	two pipes, each waiting in poll() with a 1 s timeout: every round
+ *	trip is two sleeps that ask for their slack. SPIN as above (0: a
+ *	trivial policy). The median of 7 runs, and the policy's calls.
  *   tslack-bench sleepers NPROC SECONDS PERIOD_MS [PROC_SLACK_NS]
  *	NPROC processes sleep PERIOD_MS (+-20% jitter) in a loop; prints
  *	process wakeups and timer interrupts (LOC) per second. With
@@ -21,12 +21,12 @@
  */
 #define _GNU_SOURCE
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,51 +49,148 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int poll_cost(long calls, bool miss)
+/* The median of 7 runs of @fn(@arg), in ns per iteration. */
+static double median_ns(long n, int (*fn)(long n, void *arg), void *arg)
 {
 	double runs[7], t0;
-	struct pollfd pfd;
-	int p[2], r;
+	int r;
+
+	for (r = 0; r < 7; r++) {
+		t0 = now_s();
+		if (fn(n, arg))
+			return -1;
+		runs[r] = (now_s() - t0) * 1e9 / n;
+	}
+	qsort(runs, 7, sizeof(runs[0]), cmp_double);
+	return runs[3];
+}
+
+static int ready_polls(long calls, void *arg)
+{
+	struct pollfd *pfd = arg;
 	long i;
+
+	for (i = 0; i < calls; i++) {
+		if (poll(pfd, 1, 1000) != 1) {
+			perror("poll");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+struct pingpong {
+	int to_child, from_child;
+};
+
+/* Wait for a byte on @fd, as an event loop does: poll with a timeout. */
+static int wait_byte(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char c;
+
+	return poll(&pfd, 1, 1000) == 1 && read(fd, &c, 1) == 1 ? 0 : -1;
+}
+
+static int round_trips(long rounds, void *arg)
+{
+	struct pingpong *pp = arg;
+	long i;
+
+	for (i = 0; i < rounds; i++)
+		if (write(pp->to_child, "p", 1) != 1 || wait_byte(pp->from_child)) {
+			perror("pingpong");
+			return -1;
+		}
+	return 0;
+}
+
+/* Both ends on CPU 0, so that every hand-over is a sleep and a wakeup. */
+static int pingpong(long rounds)
+{
+	int down[2], up[2];
+	struct pingpong pp;
+	cpu_set_t cpu0;
+	double ns;
+	pid_t pid;
+
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	if (pipe(down) || pipe(up) || sched_setaffinity(0, sizeof(cpu0), &cpu0)) {
+		perror("pingpong setup");
+		return 1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		while (!wait_byte(down[0]))
+			if (write(up[1], "q", 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	pp = (struct pingpong){ .to_child = down[1], .from_child = up[0] };
+	ns = pid < 0 ? -1 : median_ns(rounds, round_trips, &pp);
+	close(down[1]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	if (ns < 0)
+		return 1;
+	printf("%.1f", ns);
+	return 0;
+}
+
+static int poll_ready(long calls)
+{
+	struct pollfd pfd;
+	double ns;
+	int p[2];
 
 	if (pipe(p) || write(p[1], "x", 1) != 1) {
 		perror("pipe");
 		return 1;
 	}
 	pfd = (struct pollfd){ .fd = p[0], .events = POLLIN };
-	for (r = 0; r < 7; r++) {
-		t0 = now_s();
-		for (i = 0; i < calls; i++) {
-			if (miss && prctl(PR_SET_TIMERSLACK, 50000 + (i & 1), 0, 0, 0)) {
-				perror("prctl");
-				return 1;
-			}
-			if (poll(&pfd, 1, 1000) != 1) {
-				perror("poll");
-				return 1;
-			}
-		}
-		runs[r] = (now_s() - t0) * 1e9 / calls;
-	}
-	qsort(runs, 7, sizeof(runs[0]), cmp_double);
-	printf("%.1f\n", runs[3]);
+	ns = median_ns(calls, ready_polls, &pfd);
+	if (ns < 0)
+		return 1;
+	printf("%.1f", ns);
 	return 0;
 }
 
-static int poll_cost_constant(long calls)
+/*
+ * Run @fn(@n) with the test-only constant policy attached, doing @spin
+ * iterations of busy work per call; print how often it was called.
+ */
+static int with_constant_policy(int (*fn)(long n), long n, const char *spin)
 {
-	struct const_slack_bpf *skel = const_slack_bpf__open_and_load();
-	struct bpf_link *link = skel ? bpf_map__attach_struct_ops(skel->maps.const_slack) : NULL;
-	int ret;
+	struct const_slack_bpf *skel = const_slack_bpf__open();
+	struct bpf_link *link = NULL;
+	int ret = 1;
 
-	if (!link) {
-		perror("attaching the constant policy");
-		const_slack_bpf__destroy(skel);
-		return 1;
+	if (skel) {
+		skel->bss->spin = atoi(spin);
+		if (!const_slack_bpf__load(skel))
+			link = bpf_map__attach_struct_ops(skel->maps.const_slack);
 	}
-	ret = poll_cost(calls, false);
+	if (link) {
+		ret = fn(n);
+		printf(" %llu\n", (unsigned long long)skel->bss->calls);
+	} else {
+		perror("attaching the constant policy");
+	}
 	bpf_link__destroy(link);
 	const_slack_bpf__destroy(skel);
+	return ret;
+}
+
+/* Without the constant policy: whatever is attached, or nothing. */
+static int run(int (*fn)(long n), long n, const char *spin)
+{
+	int ret;
+
+	if (spin)
+		return with_constant_policy(fn, n, spin);
+	ret = fn(n);
+	printf(" -\n");
 	return ret;
 }
 
@@ -170,18 +267,17 @@ static int sleepers(int nproc, double seconds, long period_ms, const char *proc_
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && !strcmp(argv[1], "poll-cost"))
-		return poll_cost(atol(argv[2]), false);
-	if (argc == 3 && !strcmp(argv[1], "poll-cost-miss"))
-		return poll_cost(atol(argv[2]), true);
-	if (argc == 3 && !strcmp(argv[1], "poll-cost-constant"))
-		return poll_cost_constant(atol(argv[2]));
+	const char *spin = argc == 4 ? argv[3] : NULL;
+
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "poll-ready"))
+		return run(poll_ready, atol(argv[2]), spin);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "pingpong"))
+		return run(pingpong, atol(argv[2]), spin);
 	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "sleepers"))
 		return sleepers(atoi(argv[2]), atof(argv[3]), atol(argv[4]),
 				argc == 6 ? argv[5] : NULL);
-	fputs("Usage: tslack-bench poll-cost CALLS\n"
-	      "       tslack-bench poll-cost-miss CALLS\n"
-	      "       tslack-bench poll-cost-constant CALLS\n"
+	fputs("Usage: tslack-bench poll-ready CALLS [SPIN]\n"
+	      "       tslack-bench pingpong ROUNDS [SPIN]\n"
 	      "       tslack-bench sleepers NPROC SECONDS PERIOD_MS [PROC_SLACK_NS]\n",
 	      stderr);
 	return 2;

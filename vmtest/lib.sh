@@ -11,6 +11,10 @@ FRAGMENTS=("$TOP/vmtest/config.fragment")
 TOOLS=$CACHE/tools
 KTARBALL=${TSLACK_KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 JOBS=$(($(nproc) + 1))
+# The series to build: every patch of kernel-patch/ but the cover letter.
+# make bisect-check points PATCH_DIR at a prefix of it.
+PATCH_DIR=${TSLACK_PATCH_DIR:-$TOP/kernel-patch}
+series() { ls "$PATCH_DIR"/[0-9][0-9][0-9][0-9]-*.patch | grep -v '/0000-'; }
 
 log() { printf 'vmtest: %s\n' "$*" >&2; }
 die() { printf 'vmtest: error: %s\n' "$*" >&2; exit 1; }
