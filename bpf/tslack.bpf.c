@@ -74,7 +74,7 @@ static __always_inline __u64 imposed_on(struct cgroup *cgrp)
 struct answer {
 	__u64 generation;	/* of the settings, when it was computed */
 	__u64 cgroup_id;	/* the task's cgroup then */
-	__u64 stamp_ns;		/* bpf_ktime_get_ns() then */
+	__u64 stamp;		/* bpf_jiffies64() then */
 	__u64 slack_ns;
 };
 
@@ -88,6 +88,9 @@ struct {
 /* Bumped by tslack_invalidate after each write tslackctl makes. */
 __u64 generation;
 
+/* TSLACK_MAX_CACHE_AGE_MS in jiffies, set by the loader (1/HZ varies). */
+const volatile __u64 max_age_jiffies = 1;
+
 /*
  * Each task's answer is reused while its cgroup and the settings'
  * generation stay the same, for at most TSLACK_MAX_CACHE_AGE_MS: a direct
@@ -99,18 +102,18 @@ __u64 BPF_PROG(tslack_effective_slack, struct task_struct *p, __u64 slack)
 {
 	struct cgroup *cgrp = p->cgroups->dfl_cgrp;
 	__u64 id = cgrp->kn->id, gen = generation;
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now = bpf_jiffies64();
 	struct answer *a;
 
 	a = bpf_task_storage_get(&answers, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (a && a->generation == gen && a->cgroup_id == id &&
-	    now - a->stamp_ns < TSLACK_MAX_CACHE_AGE_MS * 1000000ULL)
+	    now - a->stamp < max_age_jiffies)
 		return a->slack_ns;
 	slack = imposed_on(cgrp);
 	if (a) {
 		a->generation = gen;
 		a->cgroup_id = id;
-		a->stamp_ns = now;
+		a->stamp = now;
 		a->slack_ns = slack;
 	}
 	return slack;

@@ -24,6 +24,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/magic.h>
 #include <bpf/bpf.h>
@@ -443,6 +444,22 @@ static int pin_all(const struct tslack_bpf *skel, int dir)
 	return err;
 }
 
+/*
+ * TSLACK_MAX_CACHE_AGE_MS in jiffies, which the policy reads for its age
+ * check (one load, where a clock read costs a helper call). A coarse
+ * clock ticks once a jiffy: its resolution is 1/HZ.
+ */
+static __u64 max_age_jiffies(void)
+{
+	struct timespec tick;
+	__u64 ns;
+
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &tick))
+		return 1;
+	ns = tick.tv_sec * 1000000000ULL + tick.tv_nsec;
+	return ns ? TSLACK_MAX_CACHE_AGE_MS * 1000000ULL / ns : 1;
+}
+
 /* Load, attach and pin in @bpffs's private directory @tmp; 0, or -1. */
 static int load_and_pin(int bpffs, const struct stat *root, const char *tmp,
 			unsigned int max_cgroups)
@@ -456,6 +473,7 @@ static int load_and_pin(int bpffs, const struct stat *root, const char *tmp,
 		policy_explain("opening the policy", errno);
 		return -1;
 	}
+	skel->rodata->max_age_jiffies = max_age_jiffies();
 	err = bpf_map__set_max_entries(skel->maps.settings, max_cgroups);
 	if (!err)
 		err = tslack_bpf__load(skel);

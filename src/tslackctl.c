@@ -318,7 +318,7 @@ static int cmd_status(int argc, char **argv __always_unused, const struct opts *
 		return EXIT_UNKNOWN;
 	if (attached) {
 		/* Everyone may ask; only root may count. */
-		fd = bpf_obj_get(TSLACK_MAP_PIN);
+		fd = policy_obj_get("settings");
 		if (fd >= 0) {
 			n = settings_count(fd);
 			if (n < 0 || bpf_map_get_info_by_fd(fd, &info, &len)) {
