@@ -3,13 +3,18 @@
  * tslack: the timer slack cgroup controller proposed in 2011, as a BPF
  * timer_slack_ops policy on cgroup v2. See tslack.h for the rule; the
  * kernel keeps the task's own slack if it is larger and gives realtime
- * and deadline tasks none. The policy keeps each task's answer for at
+ * and deadline tasks none. The policy keeps each cgroup's answer for at
  * most TSLACK_MAX_CACHE_AGE_MS, or until tslackctl invalidates it.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+
+#ifndef READ_ONCE
+#define READ_ONCE(x) (*(volatile typeof(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile typeof(x) *)&(x) = (v))
+#endif
 
 #include "tslack.h"
 
@@ -70,18 +75,29 @@ static __always_inline __u64 imposed_on(struct cgroup *cgrp)
 	return min < cap ? min : cap;
 }
 
-/* A task's last answer, and what it depends on. */
+/*
+ * The last answer for a cgroup, and what it depends on, in a per-CPU slot
+ * chosen by the cgroup id: the answer depends on the cgroup alone (the
+ * kernel adds the task's own slack), and a per-CPU array lookup is a few
+ * inlined instructions. Two cgroups that share a slot only cost misses.
+ * Tasks on the same CPU can preempt each other inside the program: @seq
+ * is odd while a writer that claimed it (cmpxchg) fills the slot, and a
+ * reader that sees it odd or changed does not trust what it read.
+ */
 struct answer {
+	__u64 seq;
+	__u64 cgroup_id;
 	__u64 generation;	/* of the settings, when it was computed */
-	__u64 cgroup_id;	/* the task's cgroup then */
 	__u64 stamp;		/* bpf_jiffies64() then */
 	__u64 slack_ns;
 };
 
+#define ANSWER_SLOTS 1024
+
 struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, ANSWER_SLOTS);
+	__type(key, __u32);
 	__type(value, struct answer);
 } answers SEC(".maps");
 
@@ -91,11 +107,43 @@ __u64 generation;
 /* TSLACK_MAX_CACHE_AGE_MS in jiffies, set by the loader (1/HZ varies). */
 const volatile __u64 max_age_jiffies = 1;
 
+#define compiler_barrier() asm volatile("" ::: "memory")
+
+static __always_inline bool cached(struct answer *a, __u64 id, __u64 gen, __u64 now,
+				   __u64 *slack)
+{
+	__u64 seq = READ_ONCE(a->seq);
+	bool hit;
+
+	compiler_barrier();
+	hit = !(seq & 1) && a->cgroup_id == id && a->generation == gen &&
+	      now - a->stamp < max_age_jiffies;
+	*slack = a->slack_ns;
+	compiler_barrier();
+	return hit && READ_ONCE(a->seq) == seq;
+}
+
+static __always_inline void remember(struct answer *a, __u64 id, __u64 gen, __u64 now,
+				     __u64 slack)
+{
+	__u64 seq = READ_ONCE(a->seq);
+
+	/* Another task on this CPU is writing it: leave it to that one. */
+	if ((seq & 1) || !__sync_bool_compare_and_swap(&a->seq, seq, seq + 1))
+		return;
+	compiler_barrier();
+	a->cgroup_id = id;
+	a->generation = gen;
+	a->stamp = now;
+	a->slack_ns = slack;
+	compiler_barrier();
+	WRITE_ONCE(a->seq, seq + 2);
+}
+
 /*
- * Each task's answer is reused while its cgroup and the settings'
- * generation stay the same, for at most TSLACK_MAX_CACHE_AGE_MS: a direct
- * map write, which nobody reports, is seen within that bound. A hit costs
- * a task storage lookup and three comparisons instead of the walk.
+ * A cgroup's answer is reused while the settings' generation stays the
+ * same, for at most TSLACK_MAX_CACHE_AGE_MS: a direct map write, which
+ * nobody reports, is seen within that bound.
  */
 SEC("struct_ops/effective_slack")
 __u64 BPF_PROG(tslack_effective_slack, struct task_struct *p, __u64 slack)
@@ -103,19 +151,15 @@ __u64 BPF_PROG(tslack_effective_slack, struct task_struct *p, __u64 slack)
 	struct cgroup *cgrp = p->cgroups->dfl_cgrp;
 	__u64 id = cgrp->kn->id, gen = generation;
 	__u64 now = bpf_jiffies64();
+	__u32 slot = id & (ANSWER_SLOTS - 1);
 	struct answer *a;
 
-	a = bpf_task_storage_get(&answers, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (a && a->generation == gen && a->cgroup_id == id &&
-	    now - a->stamp < max_age_jiffies)
-		return a->slack_ns;
+	a = bpf_map_lookup_elem(&answers, &slot);
+	if (a && cached(a, id, gen, now, &slack))
+		return slack;
 	slack = imposed_on(cgrp);
-	if (a) {
-		a->generation = gen;
-		a->cgroup_id = id;
-		a->stamp = now;
-		a->slack_ns = slack;
-	}
+	if (a)
+		remember(a, id, gen, now, slack);
 	return slack;
 }
 
