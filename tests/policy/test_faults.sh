@@ -22,7 +22,7 @@ tslackctl attach || { fail faults/attach "tslackctl attach failed"; exit 1; }
 mkdir -p "$CG/f/a/b/c" "$CG/f/a/b2" "$CG/f/x"
 tslackctl set f 10ms
 # A task that keeps sleeping below f, reporting the slack it uses: the
-# kernel reuses its answer, so it sees a set only once that takes effect.
+# policy reuses its answer, so it sees a set only once that takes effect.
 in_cg_bg f/a/b/c tslack-probe watch 100000 10 >/tmp/fwatch
 watcher=$!
 

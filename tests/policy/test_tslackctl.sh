@@ -92,7 +92,7 @@ seen 5000000
 tslackctl set t1 6ms
 seen 6000000
 # A script that knows nothing of tslackctl: one bpftool map update by id.
-# The kernel reuses a task's answer for at most 100 ms: the sleeping
+# The policy reuses a cgroup's answer for at most 100 ms: the sleeping
 # watcher must see it within that and its own period.
 map_write t1 8000000 0
 seen 8000000 20 && pass "direct/seen_by_sleeping_task" ||

@@ -79,7 +79,7 @@ writer=$!
 attacher=$!
 
 # Once every racer is done, attached again if need be, the sleepers get
-# two quiet seconds (the kernel reuses an answer for at most 100 ms).
+# two quiet seconds (the policy reuses an answer for at most 100 ms).
 wait "$attacher" "$mover" "$setter" "$writer"
 tslackctl status >/dev/null || tslackctl attach
 sleep 2
