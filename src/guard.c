@@ -74,34 +74,22 @@ int guard_start(struct guard *g, const struct cgroup *cg, uint64_t trial)
 	return 0;
 }
 
+/* Arm the child with @old before the trial write: a SIGKILL after it finds it ready. */
+static int arm(uint64_t old, void *data)
+{
+	struct guard *g = data;
+
+	g->old = old;
+	if (write(g->fd, &g->old, sizeof(g->old)) == sizeof(g->old))
+		return 0;
+	fprintf(stderr, "%s: guarding the trial setting: %m\n", program_invocation_short_name);
+	return -1;
+}
+
 int guard_set(struct guard *g, const struct cgroup *cg, uint64_t trial)
 {
-	struct tslack_setting v;
-	int lock, map, err;
-
-	lock = policy_lock_map(&map);
-	if (lock < 0)
-		return -1;
-	settings_read(map, cg->id, &v);
-	g->old = v.min_slack_ns;
 	g->trial = trial;
-	/* Armed before the write: a SIGKILL after it finds the child ready. */
-	if (write(g->fd, &g->old, sizeof(g->old)) != sizeof(g->old)) {
-		fprintf(stderr, "%s: guarding the trial setting: %m\n",
-			program_invocation_short_name);
-		err = -1;
-		goto out;
-	}
-	v.min_slack_ns = trial;
-	err = settings_write_cgroup(map, cg->id, cg->path, &v);
-	if (err)
-		policy_explain("writing the trial setting", err);
-	else
-		err = policy_invalidate();
-out:
-	close(map);
-	policy_unlock(lock);
-	return err ? -1 : 0;
+	return settings_apply_after(cg, false, trial, arm, g);
 }
 
 int guard_restore(struct guard *g, const struct cgroup *cg)

@@ -174,17 +174,27 @@ void settings_list_free(struct settings_entry *entries, long n)
 
 int settings_apply(const struct cgroup *cg, bool max, uint64_t ns)
 {
+	return settings_apply_after(cg, max, ns, NULL, NULL);
+}
+
+int settings_apply_after(const struct cgroup *cg, bool max, uint64_t ns,
+			 int (*before)(uint64_t old, void *data), void *data)
+{
 	struct tslack_setting val;
-	int lock, fd, err;
+	__u64 *field;
+	int lock, fd, err = 0;
 
 	lock = policy_lock_map(&fd);
 	if (lock < 0)
 		return -1;
 	settings_read(fd, cg->id, &val);
-	if (max)
-		val.max_slack_ns = ns;
-	else
-		val.min_slack_ns = ns;
+	field = max ? &val.max_slack_ns : &val.min_slack_ns;
+	if (before && before(*field, data)) {
+		close(fd);
+		policy_unlock(lock);
+		return -1;
+	}
+	*field = ns;
 	err = settings_write_cgroup(fd, cg->id, cg->path, &val);
 	close(fd);
 	if (err == -ENOENT)

@@ -33,6 +33,14 @@ int settings_write_cgroup(int map_fd, uint64_t id, const char *path,
 int settings_apply(const struct cgroup *cg, bool max, uint64_t ns);
 
 /*
+ * settings_apply(), calling @before with the field's value under the lock,
+ * before the write: a non-zero return (after printing why) writes nothing
+ * and returns -1.
+ */
+int settings_apply_after(const struct cgroup *cg, bool max, uint64_t ns,
+			 int (*before)(uint64_t old, void *data), void *data);
+
+/*
  * Ask the policy, through its tslack_query program @query_fd, what it
  * imposes on q->cgroup_id or on thread q->tid (tslack.h). 0, or -errno:
  * -ENOENT no such cgroup, -ESRCH no such thread.
