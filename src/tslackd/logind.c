@@ -87,6 +87,12 @@ static int str_is(sd_bus *bus, const char *path, const char *name, const char *v
 	return r;
 }
 
+/* Does @r say that a session's object is gone: it ended meanwhile? */
+static bool gone(int r)
+{
+	return r == -ENOENT || r == -EBADR || r == -ENXIO;
+}
+
 /*
  * One session, from its object @path; 1 if it does not count: closing,
  * gone, or of class background (cron, su: not someone at the machine,
@@ -101,15 +107,14 @@ static int read_session(sd_bus *bus, const char *path, struct session *s)
 	if (!r)
 		r = str_is(bus, path, "Class", "background");
 	if (r)
-		return r == 1 || r == -ENOENT || r == -EBADR || r == -ENXIO ? 1 : r;
+		return r == 1 || gone(r) ? 1 : r;
+	/* It may end between any two calls: then it is left out, as above. */
 	if ((r = get_bool(bus, path, "IdleHint", &s->idle)) < 0 ||
 	    (r = get_bool(bus, path, "LockedHint", &s->locked)) < 0 ||
-	    (r = get_bool(bus, path, "Active", &s->active)) < 0)
-		return r;
-	r = sd_bus_get_property_string(bus, LOGIN1, path, LOGIN1 ".Session", "Scope",
-				       NULL, &scope);
-	if (r < 0)
-		return r;
+	    (r = get_bool(bus, path, "Active", &s->active)) < 0 ||
+	    (r = sd_bus_get_property_string(bus, LOGIN1, path, LOGIN1 ".Session", "Scope",
+					    NULL, &scope)) < 0)
+		return gone(r) ? 1 : r;
 	r = *scope ? unit_cgroup(bus, scope, s->scope_cg, sizeof(s->scope_cg)) : 0;
 	free(scope);
 	if (r < 0)
