@@ -225,8 +225,8 @@ journal_mark() {
 
 # journal_since MARK [err]: tslackd's messages logged after MARK, one a
 # line; with err, only those at error priority or above. The same match
-# (-u) as journal_mark's and no -p: journalctl 252 skips the first entry
-# that matches at the cursor, whether it is the cursor's or not.
+# (-u) as journal_mark's and no -p: with a match that the cursor's own
+# entry fails, journalctl 252 was seen to drop the first entry after it.
 journal_since() {
 	journalctl -q -u tslackd.service --after-cursor="$1" -o export |
 		awk -v max="$([ "${2-}" = err ] && echo 3 || echo 7)" '
