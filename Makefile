@@ -39,7 +39,7 @@ help:
 	@echo 'make test    build (kernel, tools, tests) and run every test in QEMU'
 	@echo 'make bench   hook cost and wakeups saved, from one QEMU boot'
 	@echo 'make stress  30 s of races on the debug (lockdep, KASAN) kernel'
-	@echo 'make fuzz    fuzz the parsers of tslackctl on the host (libFuzzer)'
+	@echo 'make fuzz    fuzz the parsers of tslackctl and tslackd on the host (libFuzzer)'
 	@echo 'make checkpatch  scripts/checkpatch.pl --strict on kernel-patch/'
 	@echo 'make bisect-check  build and boot each prefix of the series (slow)'
 	@echo 'make kernel  build the patched kernel incrementally in $(CACHE)'
