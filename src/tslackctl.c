@@ -667,9 +667,8 @@ static int read_settings(int argc, const char *usage, int *fd, struct settings_e
 }
 
 /* How list names an entry whose cgroup it could not find. */
-static const char *unnamed(uint64_t id, bool alive)
+static const char *unnamed(bool alive)
 {
-	(void)id;
 	return alive ? "(outside this cgroup namespace)" : "(none)";
 }
 
@@ -713,7 +712,7 @@ static int cmd_list(int argc, char **argv __always_unused, const struct opts *o)
 			continue;
 		}
 		printf("%-32s %10" PRIu64 " %8s %8s %9s\n",
-		       e[i].path && alive ? e[i].path : unnamed(e[i].id, alive), e[i].id,
+		       e[i].path && alive ? e[i].path : unnamed(alive), e[i].id,
 		       format_ns(min, sizeof(min), e[i].val.min_slack_ns),
 		       e[i].val.max_slack_ns ? format_ns(max, sizeof(max), e[i].val.max_slack_ns) : "-",
 		       format_ns(eff, sizeof(eff), q.imposed));
