@@ -183,26 +183,6 @@ int cgroup_by_id(uint64_t id, struct cgroup *cg, char *err, unsigned long errlen
 	return -1;
 }
 
-int cgroup_parent(const struct cgroup *cg, struct cgroup *parent)
-{
-	char abs[PATH_MAX * 2], *slash;
-	struct stat st;
-
-	snprintf(parent->path, sizeof(parent->path), "%s", cg->path);
-	slash = strrchr(parent->path, '/');
-	if (!slash || !strcmp(cg->path, "/"))
-		return -1;
-	if (slash == parent->path)
-		slash[1] = '\0';
-	else
-		*slash = '\0';
-	snprintf(abs, sizeof(abs), "%s%s", cgroup2_mount(), parent->path);
-	if (stat(abs, &st))
-		return -1;
-	parent->id = st.st_ino;
-	return 0;
-}
-
 /*
  * The child directories of @path in *@names: for each, its inode number
  * (a uint64_t, unaligned) and its name with its NUL. How many, or -1.

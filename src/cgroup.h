@@ -37,9 +37,6 @@ bool cgroup_alive(uint64_t id);
 /* Find the cgroup with @id. Same contract. */
 int cgroup_by_id(uint64_t id, struct cgroup *cg, char *err, unsigned long errlen);
 
-/* The parent of @cg, which must not be the root. */
-int cgroup_parent(const struct cgroup *cg, struct cgroup *parent);
-
 /*
  * Call @fn for @top and then every cgroup below it, parents before their
  * children, with the parent's cgroup (NULL for @top) as @fn left it.
