@@ -30,7 +30,7 @@ KSRC := $(CACHE)/linux-source-6.12
 SELFTEST := $(KSRC)/tools/testing/selftests/timer_slack
 POLICY_TESTS := $(patsubst tests/policy/%.sh,%,$(wildcard tests/policy/*.sh))
 
-.PHONY: deps kernel tools vmroot test demo bench stress fuzz checkpatch bisect-check clean help \
+.PHONY: deps kernel kernel-deb tools vmroot test demo bench stress fuzz checkpatch bisect-check clean help \
 	install install-tools uninstall
 .DEFAULT_GOAL := help
 
@@ -43,6 +43,8 @@ help:
 	@echo 'make checkpatch  scripts/checkpatch.pl --strict on kernel-patch/'
 	@echo 'make bisect-check  build and boot each prefix of the series (slow)'
 	@echo 'make kernel  build the patched kernel incrementally in $(CACHE)'
+	@echo 'make kernel-deb [KCONFIG=FILE]  linux-image/linux-headers packages with'
+	@echo '             the series, configured from FILE (default: /boot/config-$$(uname -r))'
 	@echo 'make vmroot  build the programs that go into the VM'
 	@echo 'make install install tslackctl, its man page, completion and tslack.service'
 	@echo '             (PREFIX=$(PREFIX), DESTDIR=); needs only the patched tree'
@@ -54,6 +56,10 @@ deps:
 
 kernel: deps
 	vmtest/build-kernel
+
+# KCONFIG: the configuration to start from (default: the running kernel's).
+kernel-deb: deps
+	vmtest/build-kernel-deb $(KCONFIG)
 
 tools: kernel
 	vmtest/build-tools
@@ -232,8 +238,11 @@ test: tools
 	$(MAKE) vmroot
 	tests/fuzz/run $(or $(FUZZ_SECONDS),20) > $(BUILD)/host-results.txt || true
 	tests/host/test_install.sh >> $(BUILD)/host-results.txt || true
+	tests/host/test_kernel_deb.sh >> $(BUILD)/host-results.txt || true
 	vmtest/build-rootfs || true
-	vmtest/run-systemd-tests >> $(BUILD)/host-results.txt || true
+	# The systemd guest boots what make kernel-deb packaged, as a user would.
+	deb=$$(ls build/kernel-deb/linux-image-*.deb 2>/dev/null | head -n 1); \
+	vmtest/run-systemd-tests $${deb:+--kernel-deb $$deb} >> $(BUILD)/host-results.txt || true
 	TSLACK_HOST_RESULTS=$(BUILD)/host-results.txt vmtest/run-tests
 
 fuzz:
