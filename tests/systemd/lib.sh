@@ -5,6 +5,10 @@
 # shellcheck shell=sh
 . /usr/local/lib/tslack/harness.sh
 
+# The package starts tslackd at boot: each test starts it itself, with
+# its own configuration, or not at all.
+systemctl stop tslackd.service 2>/dev/null
+
 # Per-session state (a FIFO, commands, their output) and probe files. Not
 # in /tmp: there fs.protected_regular stops root's redirections into a file
 # a user owns, and services with PrivateTmp= see another /tmp.

@@ -27,7 +27,7 @@ CONF
 hint() {
 	_s=$1
 	shift
-	session_run "$_s" "/usr/local/sbin/tslackd $*" | sed 's/^/# /'
+	session_run "$_s" "/usr/sbin/tslackd $*" | sed 's/^/# /'
 }
 
 # Nothing left in the map but what the test itself set.

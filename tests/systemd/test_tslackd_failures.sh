@@ -53,7 +53,7 @@ unfill() {
 	done
 }
 
-hint() { session_run "$1" "/usr/local/sbin/tslackd $2" | sed 's/^/# /'; }
+hint() { session_run "$1" "/usr/sbin/tslackd $2" | sed 's/^/# /'; }
 
 # A small map, full before alice is idle.
 tslackctl detach

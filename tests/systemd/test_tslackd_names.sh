@@ -101,7 +101,7 @@ case $nl in
 esac
 
 t0=$(journal_mark)
-session_run alice "/usr/local/sbin/tslackd --set-idle yes" | sed 's/^/# /'
+session_run alice "/usr/sbin/tslackd --set-idle yes" | sed 's/^/# /'
 expect_slack idle/session "$IDLE" "$a"
 if poll 10 all_held; then
 	pass idle/crafted_exempted
@@ -138,7 +138,7 @@ map_has "$victim" && fail sigkill/victim_untouched "$(tslackctl list)" ||
 expect_slack sigkill/victim_slack "$DEFAULT" "$sys"
 
 # Active again: everything it set is undone, her cgroups' too.
-session_run alice "/usr/local/sbin/tslackd --set-idle no" | sed 's/^/# /'
+session_run alice "/usr/sbin/tslackd --set-idle no" | sed 's/^/# /'
 expect_slack active/session "$DEFAULT" "$a"
 if poll 10 map_empty; then pass active/all_undone; else fail active/all_undone "$(tslackctl list)"; fi
 
