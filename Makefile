@@ -42,7 +42,7 @@ SELFTEST := $(KSRC)/tools/testing/selftests/timer_slack
 POLICY_TESTS := $(patsubst tests/policy/%.sh,%,$(wildcard tests/policy/*.sh))
 
 .PHONY: deps kernel tools vmroot test demo bench stress fuzz checkpatch bisect-check clean help \
-	install install-tools tarball-tools uninstall programs vmlinux-snapshot
+	install install-tools tarball-tools uninstall programs vmlinux-snapshot deb
 .DEFAULT_GOAL := help
 
 help:
@@ -57,6 +57,7 @@ help:
 	@echo 'make vmroot  build the programs that go into the VM'
 	@echo 'make install install tslackctl, its man page, completion and tslack.service'
 	@echo '             (PREFIX=$(PREFIX), DESTDIR=); needs only the patched tree'
+	@echo 'make deb     build/deb/tslack_VERSION_amd64.deb with debhelper, checked by lintian'
 	@echo 'make deps    apt-get install what is missing'
 	@echo 'make clean   remove build/ (the kernel cache stays)'
 
@@ -256,6 +257,11 @@ install:
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+
+# The Debian package (debian/), built from a copy of the tree so that
+# dpkg-buildpackage's ../ is build/deb; then lintian, failing on an error.
+deb: deps
+	vmtest/build-deb
 
 # Host-side checks first; their PASS/FAIL lines count in the summary.
 test: tools
