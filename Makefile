@@ -268,6 +268,7 @@ test: tools
 	$(MAKE) vmroot
 	tests/fuzz/run $(or $(FUZZ_SECONDS),20) > $(BUILD)/host-results.txt || true
 	tests/host/test_install.sh >> $(BUILD)/host-results.txt || true
+	tests/host/test_deb.sh >> $(BUILD)/host-results.txt || true
 	vmtest/build-rootfs || true
 	vmtest/run-systemd-tests >> $(BUILD)/host-results.txt || true
 	TSLACK_HOST_RESULTS=$(BUILD)/host-results.txt vmtest/run-tests
