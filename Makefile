@@ -4,7 +4,9 @@
 CACHE ?= $(or $(TSLACK_CACHE),$(HOME)/.cache/tslack)
 export TSLACK_CACHE := $(CACHE)
 KBUILD := $(CACHE)/build
+# libbpf and bpftool; make deb builds its own pair in its build tree.
 TOOLS := $(CACHE)/tools
+export TSLACK_TOOLS := $(TOOLS)
 BPFTOOL := $(TOOLS)/bpftool/bpftool
 LIBBPF_A := $(TOOLS)/libbpf/libbpf.a
 LIBBPF_INC := $(TOOLS)/libbpf/include
@@ -18,8 +20,17 @@ LLVM_STRIP ?= llvm-strip-19
 CC ?= cc
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Werror -std=gnu11 -I$(LIBBPF_INC) -I$(BUILD)/skel -Itests/lib -Isrc
-# Static binaries: the VM's initramfs has busybox and no libraries.
+# Static binaries (STATIC=1): the VM's initramfs has busybox and no
+# libraries. STATIC=0 (make deb): libelf, zlib and libsystemd are the
+# system's shared libraries, as Debian's policy wants (and lintian flags an
+# embedded zlib); libbpf stays static, as Debian's is too old (1.1).
+STATIC ?= 1
+ifeq ($(STATIC),1)
 LDFLAGS += -static
+TSLACKD_LDLIBS := $(LIBBPF_A) -Wl,-Bstatic -lelf -lz -Wl,-Bdynamic -lsystemd
+else
+TSLACKD_LDLIBS := $(LIBBPF_A) -lelf -lz -lsystemd
+endif
 LDLIBS := $(LIBBPF_A) -lelf -lz
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 	-I$(LIBBPF_INC) -Ibpf
@@ -30,8 +41,8 @@ KSRC := $(CACHE)/linux-source-6.12
 SELFTEST := $(KSRC)/tools/testing/selftests/timer_slack
 POLICY_TESTS := $(patsubst tests/policy/%.sh,%,$(wildcard tests/policy/*.sh))
 
-.PHONY: deps kernel kernel-deb tools vmroot test demo bench stress fuzz checkpatch bisect-check clean help \
-	install install-tools uninstall
+.PHONY: deps kernel kernel-deb tools vmroot test demo bench stress fuzz checkpatch bisect-check \
+	clean help install install-tools tarball-tools uninstall programs vmlinux-snapshot deb
 .DEFAULT_GOAL := help
 
 help:
@@ -48,6 +59,7 @@ help:
 	@echo 'make vmroot  build the programs that go into the VM'
 	@echo 'make install install tslackctl, its man page, completion and tslack.service'
 	@echo '             (PREFIX=$(PREFIX), DESTDIR=); needs only the patched tree'
+	@echo 'make deb     build/deb/tslack_VERSION_amd64.deb with debhelper, checked by lintian'
 	@echo 'make deps    apt-get install what is missing'
 	@echo 'make clean   remove build/ (the kernel cache stays)'
 
@@ -65,11 +77,22 @@ tools: kernel
 	vmtest/build-tools
 
 # Everything below needs 'make kernel tools' first; 'test' runs them in order.
-# Without a built kernel, the committed vmlinux.h is used as it is.
+# Without a built kernel (make install, make deb), bpf/vmlinux.h is copied
+# from dist/vmlinux.h, a snapshot of one made from the patched kernel
+# (make vmlinux-snapshot refreshes it); order-only, so that a header made
+# from a kernel built earlier is never replaced by it.
 ifneq ($(wildcard $(KBUILD)/vmlinux),)
 bpf/vmlinux.h: $(KBUILD)/vmlinux vmlinux.h.gen
 	./vmlinux.h.gen
+else
+bpf/vmlinux.h: | dist/vmlinux.h
+	cp dist/vmlinux.h $@
 endif
+
+# After a change of the series' types: the header make install and make deb
+# build with.
+vmlinux-snapshot: bpf/vmlinux.h
+	grep -q 'struct timer_slack_ops {' $< && cp $< dist/vmlinux.h
 
 define bpf_object
 	@mkdir -p $(@D)
@@ -112,18 +135,22 @@ TSLACKCTL_SRCS := $(wildcard src/*.c)
 $(BUILD)/tslackctl: $(TSLACKCTL_SRCS) $(wildcard src/*.h) bpf/tslack.h \
 		$(BUILD)/skel/tslack.skel.h $(BUILD)/skel/tslack_top.skel.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -DTSLACK_VERSION='"$(VERSION)"' $(LDFLAGS) -o $@ $(TSLACKCTL_SRCS) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DTSLACK_VERSION='"$(VERSION)"' $(LDFLAGS) -o $@ \
+		$(TSLACKCTL_SRCS) $(LDLIBS)
 
 # tslackd: sd-bus has no static library in Debian, so libsystemd is linked
-# dynamically (every systemd system has it) and the rest statically.
+# dynamically (every systemd system has it), and with STATIC=1 the rest
+# statically.
 TSLACKD_SRCS := $(wildcard src/tslackd/*.c) src/policy.c src/settings.c src/cgroup.c \
 	src/parse.c src/format.c
 $(BUILD)/tslackd: $(TSLACKD_SRCS) $(wildcard src/*.h src/tslackd/*.h) bpf/tslack.h \
 		$(BUILD)/skel/tslack.skel.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -DTSLACK_VERSION='"$(VERSION)"' \
-		-DTSLACKD_CONFIG_DIR='"$(SYSCONFDIR)/tslack"' -o $@ $(TSLACKD_SRCS) \
-		$(LIBBPF_A) -Wl,-Bstatic -lelf -lz -Wl,-Bdynamic -lsystemd
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DTSLACK_VERSION='"$(VERSION)"' \
+		-DTSLACKD_CONFIG_DIR='"$(SYSCONFDIR)/tslack"' $(filter-out -static,$(LDFLAGS)) \
+		-o $@ $(TSLACKD_SRCS) $(TSLACKD_LDLIBS)
+
+programs: $(BUILD)/tslackctl $(BUILD)/tslackd
 
 $(VMROOT)/usr/local/sbin/tslackd: $(BUILD)/tslackd
 	@mkdir -p $(@D)
@@ -212,10 +239,14 @@ install-tools: deps
 	vmtest/build-kernel --tree
 	vmtest/build-tools
 
+# The same pair from the pristine tarball's tools/ alone (make deb).
+tarball-tools:
+	vmtest/build-tools --tarball
+
 # The unit names where tslackctl is installed: made at each install.
 install:
 	[ -x $(LIBBPF_A) ] || [ -f $(LIBBPF_A) ] || $(MAKE) install-tools
-	$(MAKE) $(BUILD)/tslackctl $(BUILD)/tslackd
+	$(MAKE) programs
 	install -D -m 0755 $(BUILD)/tslackctl $(DESTDIR)$(SBINDIR)/tslackctl
 	install -D -m 0755 $(BUILD)/tslackd $(DESTDIR)$(SBINDIR)/tslackd
 	install -D -m 0644 src/tslackctl.8 $(DESTDIR)$(MANDIR)/man8/tslackctl.8
@@ -233,16 +264,25 @@ install:
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 
+# The Debian package (debian/), built from a copy of the tree so that
+# dpkg-buildpackage's ../ is build/deb; then lintian, failing on an error.
+deb: deps
+	vmtest/build-deb
+
 # Host-side checks first; their PASS/FAIL lines count in the summary.
 test: tools
 	$(MAKE) vmroot
 	tests/fuzz/run $(or $(FUZZ_SECONDS),20) > $(BUILD)/host-results.txt || true
 	tests/host/test_install.sh >> $(BUILD)/host-results.txt || true
+	tests/host/test_deb.sh >> $(BUILD)/host-results.txt || true
 	tests/host/test_kernel_deb.sh >> $(BUILD)/host-results.txt || true
 	vmtest/build-rootfs || true
-	# The systemd guest boots what make kernel-deb packaged, as a user would.
-	deb=$$(ls build/kernel-deb/linux-image-*.deb 2>/dev/null | head -n 1); \
-	vmtest/run-systemd-tests $${deb:+--kernel-deb $$deb} >> $(BUILD)/host-results.txt || true
+	# The systemd guest boots what make kernel-deb packaged, with what
+	# make deb packaged installed, as a user's machine would.
+	kdeb=$$(ls build/kernel-deb/linux-image-*.deb 2>/dev/null | head -n 1); \
+	deb=$$(ls build/deb/tslack_*_amd64.deb 2>/dev/null | head -n 1); \
+	vmtest/run-systemd-tests $${kdeb:+--kernel-deb $$kdeb} $${deb:+--deb $$deb} \
+		>> $(BUILD)/host-results.txt || true
 	TSLACK_HOST_RESULTS=$(BUILD)/host-results.txt vmtest/run-tests
 
 fuzz:

@@ -17,8 +17,8 @@ _tslackctl()
 		[[ ${words[i]} != -* ]] && { cmd=${words[i]}; break; }
 	done
 	if [[ -z $cmd ]]; then
-		COMPREPLY=($(compgen -W 'attach detach status set exempt get list check
-			top stats --help --version --verbose' -- "$cur"))
+		COMPREPLY=($(compgen -W 'attach detach status supported set exempt get list
+			check top stats --help --version --verbose' -- "$cur"))
 		return
 	fi
 	case $prev in
@@ -28,6 +28,7 @@ _tslackctl()
 	esac
 	case $cmd in
 	attach) COMPREPLY=($(compgen -W '--max-cgroups= --help' -- "$cur")) ;;
+	supported) COMPREPLY=($(compgen -W '--help' -- "$cur")) ;;
 	status | list) COMPREPLY=($(compgen -W '--json --help' -- "$cur")) ;;
 	check) COMPREPLY=($(compgen -W '--json --fix --help' -- "$cur")) ;;
 	top) COMPREPLY=($(compgen -W '--batch --iterations= --delay= --depth= --sort= --json

@@ -220,10 +220,15 @@ bool policy_kernel_has_hook(void)
 static const char no_hook[] =
 	"%s: this kernel has no timer_slack_ops: boot one with the tslack patches (CONFIG_TIMER_SLACK_BPF=y)\n";
 
+void policy_say_no_hook(void)
+{
+	fprintf(stderr, no_hook, program_invocation_short_name);
+}
+
 void policy_not_attached(void)
 {
 	if (!policy_kernel_has_hook())
-		fprintf(stderr, no_hook, program_invocation_short_name);
+		policy_say_no_hook();
 	else
 		fprintf(stderr, "%s: tslack is not attached: run 'tslackctl attach' first\n",
 			program_invocation_short_name);

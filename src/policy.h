@@ -39,6 +39,8 @@ int policy_attached(void);
 
 /* Does the running kernel have the timer_slack_ops hook, by its BTF? */
 bool policy_kernel_has_hook(void);
+/* Say, in one line on stderr, that the kernel has no hook and what to do. */
+void policy_say_no_hook(void);
 
 /* Say that tslack is not attached, or that this kernel cannot attach it. */
 void policy_not_attached(void);

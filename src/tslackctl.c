@@ -43,6 +43,8 @@ static const char usage_text[] =
 	"  attach [--max-cgroups=N]   load the policy and pin it in " TSLACK_PIN_DIR "\n"
 	"  detach                     remove the policy and every setting\n"
 	"  status [--json]            whether it is attached, how many settings\n"
+	"  supported                  whether this kernel has the hook (exit 0),\n"
+	"                             or not (exit 1, one line): for ExecCondition=\n"
 	"  set [--max] CGROUP SLACK   set CGROUP's min_slack_ns (with --max, its\n"
 	"                             max_slack_ns); 0 clears it\n"
 	"  exempt CGROUP              max_slack_ns 1ns: its tasks keep their own slack\n"
@@ -75,7 +77,7 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 on success, 1 on a runtime failure, 2 on a usage error;\n"
 	"status: 0 attached, 3 not attached, 4 cannot tell (like systemctl\n"
-	"is-active).\n";
+	"is-active); supported: 0 yes, 1 no.\n";
 
 static bool verbose;
 
@@ -351,6 +353,22 @@ static int cmd_status(int argc, char **argv __always_unused, const struct opts *
 			printf("cgroups with a setting: %ld of %u\n", n, info.max_entries);
 	}
 	return attached ? 0 : EXIT_NOT_ATTACHED;
+}
+
+/*
+ * For the units' ExecCondition=: on a kernel without the hook they are
+ * skipped (exit 1 to 254) with this one line in the journal, not failed.
+ * Anyone may ask: /sys/kernel/btf/vmlinux is world-readable.
+ */
+static int cmd_supported(int argc, char **argv __always_unused,
+			 const struct opts *o __always_unused)
+{
+	if (optind != argc)
+		return usage_error("usage: tslackctl supported");
+	if (policy_kernel_has_hook())
+		return 0;
+	policy_say_no_hook();
+	return EXIT_RUNTIME;
 }
 
 static int set_field(int argc, char **argv, const struct opts *o, bool max, const char *slack)
@@ -861,6 +879,7 @@ static const struct {
 	{ "exempt", "i", cmd_exempt },	{ "get", "jip", cmd_get },
 	{ "list", "j", cmd_list },	{ "check", "jx", cmd_check },
 	{ "top", "jbndDS", cmd_top },	{ "stats", "jiFs", cmd_stats },
+	{ "supported", "", cmd_supported },
 };
 
 /*

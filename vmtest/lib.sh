@@ -8,7 +8,8 @@ CACHE=${TSLACK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tslack}
 KSRC=$CACHE/linux-source-6.12
 KBUILD=$CACHE/build
 FRAGMENTS=("$TOP/vmtest/config.fragment")
-TOOLS=$CACHE/tools
+# libbpf and bpftool (make passes its TOOLS, as TSLACK_TOOLS).
+TOOLS=${TSLACK_TOOLS:-$CACHE/tools}
 KTARBALL=${TSLACK_KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 JOBS=$(($(nproc) + 1))
 # The series to build: every patch of kernel-patch/ but the cover letter.

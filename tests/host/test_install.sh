@@ -27,9 +27,11 @@ check install/version '"$dest/usr/sbin/tslackctl" --version | grep -q "^tslackct
 	"tslackctl --version: $("$dest/usr/sbin/tslackctl" --version 2>&1)"
 unit=$dest/usr/lib/systemd/system/tslack.service
 check install/unit_paths 'grep -qx "ExecStart=/usr/sbin/tslackctl attach" "$unit" &&
-	grep -qx "ExecStop=/usr/sbin/tslackctl detach" "$unit"' "$(grep ^Exec "$unit")"
+	grep -qx "ExecStop=/usr/sbin/tslackctl detach" "$unit" &&
+	grep -qx "ExecCondition=/usr/sbin/tslackctl supported" "$unit"' "$(grep ^Exec "$unit")"
 dunit=$dest/usr/lib/systemd/system/tslackd.service
-check install/daemon_unit_paths 'grep -qx "ExecStart=/usr/sbin/tslackd" "$dunit"' \
+check install/daemon_unit_paths 'grep -qx "ExecStart=/usr/sbin/tslackd" "$dunit" &&
+	grep -qx "ExecCondition=/usr/sbin/tslackctl supported" "$dunit"' \
 	"$(grep ^Exec "$dunit")"
 if command -v systemd-analyze >/dev/null; then
 	# The units name /usr/sbin: verify them against the DESTDIR's.

@@ -3,7 +3,7 @@
 # first line on stderr) and exit status, and leaves the map as it was.
 # Then the callers without privilege.
 . /usr/local/lib/tslack/harness.sh
-plan 81
+plan 82
 
 expect_error "bad/set_before_attach" 1 "tslackctl: tslack is not attached: run 'tslackctl attach' first" \
 	tslackctl set . 1ms
@@ -76,6 +76,7 @@ attach_max_missing|2|tslackctl: --max-cgroups needs a value|attach --max-cgroups
 attach_extra|2|tslackctl: usage: tslackctl attach [--max-cgroups=N]|attach now
 detach_extra|2|tslackctl: usage: tslackctl detach|detach now
 status_extra|2|tslackctl: usage: tslackctl status [--json]|status now
+supported_extra|2|tslackctl: usage: tslackctl supported|supported now
 list_extra|2|tslackctl: usage: tslackctl list [--json]|list now
 check_extra|2|tslackctl: usage: tslackctl check [--json] [--fix]|check now
 top_delay_short|2|tslackctl: --delay: '0.01' is not from 100ms to 1h|top -d 0.01

@@ -4,7 +4,7 @@
 # id and by bpftool alone, cleanup, and oversleep under the policy on
 # every sleep path.
 . /usr/local/lib/tslack/harness.sh
-plan 87
+plan 88
 get() { tslackctl get "$@" | tr '\n' ' '; }
 setting() { echo "min_slack_ns $1 max_slack_ns $2 effective_slack_ns $3 "; }
 
@@ -16,6 +16,7 @@ eq "cli/verbose_libbpf" 1 "$(tslackctl -v attach 2>&1 | grep -c -m1 'libbpf: loa
 tslackctl detach
 eq "cli/version" 1 "$(tslackctl -V | grep -c '^tslackctl ')"
 eq "cli/status_detached" "attached: no" "$(tslackctl status)"
+eq "cli/supported" "|0" "$(tslackctl supported 2>&1)|$(tslackctl supported >/dev/null 2>&1; echo $?)"
 eq "cli/status_exit_detached" 3 "$(tslackctl status >/dev/null; echo $?)"
 eq "cli/status_json_detached" '{"attached": false, "kernel_hook": true, "pin_dir": "/sys/fs/bpf/tslack", "max_cache_age_ms": 100}' \
 	"$(tslackctl status --json)"
