@@ -25,3 +25,21 @@ use_debug_kernel() {
 	KBUILD=$CACHE/build-debug
 	FRAGMENTS+=("$TOP/vmtest/config-debug.fragment")
 }
+
+# The machine's own apt sources file, which mmdebstrap pastes into a new
+# root: no mirror is named here.
+apt_sources() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources /etc/apt/sources.list; do
+		[ -f "$f" ] && { echo "$f"; return 0; }
+	done
+	die "no apt sources file on this machine"
+}
+
+# forbid_service_starts ROOT: a policy-rc.d in ROOT, so that maintainer
+# scripts run in a chroot there start nothing (invoke-rc.d,
+# deb-systemd-invoke) on this machine.
+forbid_service_starts() {
+	printf '#!/bin/sh\nexit 101\n' >"$1/usr/sbin/policy-rc.d"
+	chmod 0755 "$1/usr/sbin/policy-rc.d"
+}

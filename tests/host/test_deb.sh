@@ -8,7 +8,8 @@
 # it, and the chroot has no systemd running.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cache=${TSLACK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tslack}
+. "$top/vmtest/lib.sh"
+cache=$CACHE
 check() { if eval "$2"; then echo "PASS $1"; else echo "FAIL $1: $3"; fi; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -33,6 +34,11 @@ if [ -n "$newer" ]; then
 	fi
 fi
 echo "PASS deb/build"
+# The package's BPF objects are built against dist/vmlinux.h, a snapshot:
+# it must be the BTF of the kernel make test builds from the series.
+[ -f "$top/bpf/vmlinux.h" ] &&
+	check deb/vmlinux_snapshot 'cmp -s "$top/bpf/vmlinux.h" "$top/dist/vmlinux.h"' \
+		"dist/vmlinux.h is not the built kernel's BTF: run 'make vmlinux-snapshot'"
 
 lintian --fail-on error "$changes" >"$work/lintian.txt" 2>&1
 rc=$?
@@ -63,10 +69,7 @@ pkgs=libelf1
 recipe="minbase bookworm packages $pkgs"
 root_cache=$cache/deb-root-bookworm
 if [ ! -f "$root_cache/root.tar" ] || [ "$(cat "$root_cache/recipe" 2>/dev/null)" != "$recipe" ]; then
-	sources=
-	for f in /etc/apt/sources.list.d/*.sources /etc/apt/sources.list; do
-		[ -f "$f" ] && sources=$f && break
-	done
+	sources=$(apt_sources)
 	rm -rf "$root_cache.tmp"
 	mkdir -p "$root_cache.tmp"
 	if ! mmdebstrap --quiet --variant=minbase --include="$pkgs" bookworm \
@@ -82,8 +85,7 @@ root=$work/root
 mkdir "$root"
 tar -C "$root" -xf "$root_cache/root.tar"
 # Starting services is forbidden (invoke-rc.d, deb-systemd-invoke).
-printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
-chmod 0755 "$root/usr/sbin/policy-rc.d"
+forbid_service_starts "$root"
 cp "$deb" "$root/tmp/"
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
 
