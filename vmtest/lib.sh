@@ -43,3 +43,29 @@ forbid_service_starts() {
 	printf '#!/bin/sh\nexit 101\n' >"$1/usr/sbin/policy-rc.d"
 	chmod 0755 "$1/usr/sbin/policy-rc.d"
 }
+
+# fresh_root DIR: a fresh Debian 12 minbase root in DIR, from the machine's
+# apt sources, where packages are installed as on a user's machine (see
+# in_root), with libelf1, tslack's one dependency outside minbase, already
+# in so that installing needs no network. Made once with mmdebstrap and
+# cached as a tarball, rebuilt when its recipe changes. Starting services
+# is forbidden there. Needs root.
+fresh_root() {
+	local pkgs=libelf1 cache=$CACHE/deb-root-bookworm recipe
+	recipe="minbase bookworm packages $pkgs"
+	if [ ! -f "$cache/root.tar" ] || [ "$(cat "$cache/recipe" 2>/dev/null)" != "$recipe" ]; then
+		rm -rf "$cache.tmp" && mkdir -p "$cache.tmp"
+		mmdebstrap --quiet --variant=minbase --include="$pkgs" bookworm \
+			"$cache.tmp/root.tar" "$(apt_sources)" || return 1
+		printf '%s\n' "$recipe" >"$cache.tmp/recipe"
+		rm -rf "$cache" && mv "$cache.tmp" "$cache"
+	fi
+	mkdir -p "$1" && tar -C "$1" -xf "$cache/root.tar" && forbid_service_starts "$1"
+}
+
+# in_root DIR COMMAND...: COMMAND in the chroot DIR with a clean environment.
+in_root() {
+	local root=$1
+	shift
+	chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"
+}

@@ -62,46 +62,26 @@ check deb/shared_libs 'dpkg-deb -f "$deb" Depends | grep -q libelf1 &&
 	dpkg-deb -f "$deb" Depends | grep -q zlib1g && dpkg-deb -f "$deb" Depends | grep -q libsystemd0' \
 	"Depends: $(dpkg-deb -f "$deb" Depends)"
 
-# A fresh Debian 12 minbase root from the machine's apt sources (see
-# vmtest/build-rootfs), with tslack's shared libraries already in, so that
-# installing needs no network; cached as a tarball, unpacked for each run.
-pkgs=libelf1
-recipe="minbase bookworm packages $pkgs"
-root_cache=$cache/deb-root-bookworm
-if [ ! -f "$root_cache/root.tar" ] || [ "$(cat "$root_cache/recipe" 2>/dev/null)" != "$recipe" ]; then
-	sources=$(apt_sources)
-	rm -rf "$root_cache.tmp"
-	mkdir -p "$root_cache.tmp"
-	if ! mmdebstrap --quiet --variant=minbase --include="$pkgs" bookworm \
-		"$root_cache.tmp/root.tar" "$sources" >"$work/mmdebstrap.log" 2>&1; then
-		echo "FAIL deb/root: mmdebstrap: $(tail -n 3 "$work/mmdebstrap.log" | tr '\n' ' ')"
-		exit 1
-	fi
-	printf '%s\n' "$recipe" >"$root_cache.tmp/recipe"
-	rm -rf "$root_cache"
-	mv "$root_cache.tmp" "$root_cache"
-fi
 root=$work/root
-mkdir "$root"
-tar -C "$root" -xf "$root_cache/root.tar"
-# Starting services is forbidden (invoke-rc.d, deb-systemd-invoke).
-forbid_service_starts "$root"
+if ! fresh_root "$root" >"$work/root.log" 2>&1; then
+	echo "FAIL deb/root: $(tail -n 3 "$work/root.log" | tr '\n' ' ')"
+	exit 1
+fi
 cp "$deb" "$root/tmp/"
-in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
 
-in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 	"./tmp/${deb##*/}" >"$work/apt.log" 2>&1 </dev/null
 rc=$?
-check deb/apt_install '[ $rc = 0 ] && in_root dpkg-query -W -f="\${Status}" tslack | grep -q "ok installed"' \
+check deb/apt_install '[ $rc = 0 ] && in_root "$root" dpkg-query -W -f="\${Status}" tslack | grep -q "ok installed"' \
 	"$(tail -n 3 "$work/apt.log" | tr '\n' ' ')"
-check deb/tslackctl_help 'in_root tslackctl --help | head -n 1 | grep -q "^Usage: tslackctl "' \
-	"$(in_root tslackctl --help 2>&1 | head -n 2 | tr '\n' ' ')"
-check deb/tslackctl_version '[ "$(in_root tslackctl --version)" = "tslackctl $version" ]' \
-	"'$(in_root tslackctl --version 2>&1)', want 'tslackctl $version'"
-check deb/tslackd_version 'in_root tslackd --version | grep -q "$version"' \
-	"'$(in_root tslackd --version 2>&1)'"
-check deb/tslackd_help 'in_root tslackd --help | head -n 1 | grep -q "^Usage: tslackd"' \
-	"$(in_root tslackd --help 2>&1 | head -n 2 | tr '\n' ' ')"
+check deb/tslackctl_help 'in_root "$root" tslackctl --help | head -n 1 | grep -q "^Usage: tslackctl "' \
+	"$(in_root "$root" tslackctl --help 2>&1 | head -n 2 | tr '\n' ' ')"
+check deb/tslackctl_version '[ "$(in_root "$root" tslackctl --version)" = "tslackctl $version" ]' \
+	"'$(in_root "$root" tslackctl --version 2>&1)', want 'tslackctl $version'"
+check deb/tslackd_version 'in_root "$root" tslackd --version | grep -q "$version"' \
+	"'$(in_root "$root" tslackd --version 2>&1)'"
+check deb/tslackd_help 'in_root "$root" tslackd --help | head -n 1 | grep -q "^Usage: tslackd"' \
+	"$(in_root "$root" tslackd --help 2>&1 | head -n 2 | tr '\n' ' ')"
 for u in tslack tslackd; do
 	check "deb/enabled_$u" '[ "$(systemctl --root="$root" is-enabled $u.service 2>&1)" = enabled ]' \
 		"is-enabled: $(systemctl --root="$root" is-enabled $u.service 2>&1)"
@@ -112,13 +92,13 @@ check deb/not_started '[ ! -e "$root/run/tslackd" ]' "/run/tslackd exists after 
 mkdir -p "$root/run/tslackd" "$root/etc/tslack/tslackd.conf.d"
 echo x >"$root/run/tslackd/state"
 echo "[Slack]" >"$root/etc/tslack/tslackd.conf.d/50-local.conf"
-in_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q tslack >"$work/purge.log" 2>&1 </dev/null
+in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q tslack >"$work/purge.log" 2>&1 </dev/null
 rc=$?
 check deb/apt_purge '[ $rc = 0 ]' "$(tail -n 3 "$work/purge.log" | tr '\n' ' ')"
 # Purged: dpkg lists no file of it and has no record of it left (or "un").
-status=$(in_root dpkg-query -W -f='${db:Status-Abbrev}' tslack 2>/dev/null | tr -d ' ')
-check deb/purged_dpkg '! in_root dpkg -L tslack >/dev/null 2>&1 && { [ -z "$status" ] || [ "$status" = un ]; }' \
-	"dpkg still knows it: $(in_root dpkg-query -W -f='${Status}' tslack 2>&1)"
+status=$(in_root "$root" dpkg-query -W -f='${db:Status-Abbrev}' tslack 2>/dev/null | tr -d ' ')
+check deb/purged_dpkg '! in_root "$root" dpkg -L tslack >/dev/null 2>&1 && { [ -z "$status" ] || [ "$status" = un ]; }' \
+	"dpkg still knows it: $(in_root "$root" dpkg-query -W -f='${Status}' tslack 2>&1)"
 left=$(cd "$root" && ls -d etc/tslack run/tslackd usr/sbin/tslackctl usr/sbin/tslackd \
 	lib/systemd/system/tslack*.service etc/systemd/system/*/tslack*.service \
 	var/lib/systemd/deb-systemd-helper-enabled/tslack* \
