@@ -281,7 +281,7 @@ test: tools
 	# make deb packaged installed, as a user's machine would.
 	kdeb=$$(ls build/kernel-deb/linux-image-*.deb 2>/dev/null | head -n 1); \
 	deb=$$(ls build/deb/tslack_*_amd64.deb 2>/dev/null | head -n 1); \
-	vmtest/run-systemd-tests $${kdeb:+--kernel-deb $$kdeb} $${deb:+--deb $$deb} \
+	vmtest/run-systemd-tests $${kdeb:+--kernel-deb $$kdeb} $${deb:+--deb $$deb --add $$deb:tslack.deb} \
 		>> $(BUILD)/host-results.txt || true
 	TSLACK_HOST_RESULTS=$(BUILD)/host-results.txt vmtest/run-tests
 

@@ -3,10 +3,11 @@
 # changes what the package set up at boot. A kernel without the hook,
 # shown to the units by mounting BTF without timer_slack_ops over
 # /sys/kernel/btf/vmlinux: both units are skipped with one line each, not
-# failed. Then apt-get purge leaves nothing of tslack behind: no pinned
-# policy, no state, no configuration, no unit, no enablement link.
+# failed. An upgrade keeps the policy and what was set. Then apt-get purge
+# leaves nothing of tslack behind: no pinned policy, no state, no
+# configuration, no unit, no enablement link.
 . /usr/local/lib/tslack/systemd-lib.sh
-plan 10
+plan 14
 
 # A kernel without the hook: both skipped, one line each, nothing failed.
 mount -o bind /usr/local/lib/tslack/nohook.btf /sys/kernel/btf/vmlinux ||
@@ -24,9 +25,23 @@ eq nohook/one_line "1 1" "$(for u in tslack tslackd; do
 umount /sys/kernel/btf/vmlinux
 systemctl start tslack.service
 eq nohook/failed_none "" "$(systemctl list-units --failed --no-legend --plain)"
-
+# An upgrade (the same package again, /work/tslack.deb: dpkg runs the
+# upgrade paths of its maintainer scripts) keeps the policy attached with
+# what was set by hand, and restarts tslackd, which takes back its state.
 systemctl start tslack.service tslackd.service
 poll 10 test -e /run/tslackd/state
+mkdir -p /sys/fs/cgroup/upgrade-test
+tslackctl set upgrade-test 3ms
+before=$(systemctl show -P MainPID tslackd.service)
+DEBIAN_FRONTEND=noninteractive dpkg -i /work/tslack.deb >/tmp/upgrade.log 2>&1
+rc=$?
+eq upgrade/dpkg "0" "$rc$(grep -i -m1 -E 'error|warning' /tmp/upgrade.log | sed 's/^/: /')"
+eq upgrade/setting_kept 3000000 "$(tslackctl get upgrade-test | awk '/^min/ { print $2 }')"
+after=$(systemctl show -P MainPID tslackd.service)
+eq upgrade/tslackd_restarted "active new" "$(systemctl is-active tslackd.service) $(
+	[ "$after" -gt 0 ] && [ "$after" != "$before" ] && echo new || echo "$before $after")"
+eq upgrade/no_failed_unit "" "$(systemctl list-units --failed --no-legend --plain)"
+rmdir /sys/fs/cgroup/upgrade-test
 DEBIAN_FRONTEND=noninteractive apt-get purge -y -q tslack >/tmp/purge.log 2>&1
 rc=$?
 eq purge/apt_get "0" "$rc$(grep -i -m1 -E 'error|warning' /tmp/purge.log | sed 's/^/: /')"
