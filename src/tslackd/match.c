@@ -26,6 +26,7 @@ struct walk {
 	match_fn fn;
 	void *data;
 	int found;
+	int watched;
 	long seen;
 	bool cut;
 	char path[PATH_MAX];	/* from the mount; "" is the root */
@@ -39,7 +40,7 @@ static bool is_glob(const char *s)
 
 static bool full(struct walk *k)
 {
-	if (k->found >= MATCH_MAX || k->seen >= MATCH_MAX_SEEN)
+	if (k->seen >= MATCH_MAX_SEEN)
 		k->cut = true;
 	return k->cut;
 }
@@ -69,11 +70,23 @@ static void descend(struct walk *k, int level)
 	if (full(k))
 		return;
 	if (level == k->n) {
+		if (k->found >= MATCH_MAX) {
+			k->cut = true;
+			return;
+		}
 		k->found++;
 		k->fn(*k->path ? k->path : "/", k->data);
 		return;
 	}
-	/* A match below may appear here. */
+	/*
+	 * A match below may appear here. Watches are root's, shared with
+	 * systemd (fs.inotify.max_user_watches): a user's directories get
+	 * at most MATCH_MAX_WATCH of them.
+	 */
+	if (k->watched++ >= MATCH_MAX_WATCH) {
+		k->cut = true;
+		return;
+	}
 	watch_dir(k->w, *k->path ? k->path : "/");
 	snprintf(k->abs, sizeof(k->abs), "%s%s", cgroup2_mount(), k->path);
 	if (!is_glob(comp)) {
