@@ -15,20 +15,31 @@
 /* At most this many cgroups get a rule's setting, all rules together. */
 #define RULES_MAX 2048
 
-uint64_t plan_session_slack(const struct tslackd_config *cfg, const struct session *s)
+uint64_t plan_session_slack(const struct tslackd_config *cfg, const struct power *pw,
+			    const struct session *s, const char **why)
 {
+	const char *w = "active";
 	uint64_t ns = cfg->active_ns;
 
-	if ((s->idle || !s->active) && cfg->idle_ns > ns)
+	if ((s->idle || !s->active) && cfg->idle_ns > ns) {
 		ns = cfg->idle_ns;
-	if (s->locked && cfg->locked_ns > ns)
+		w = s->idle ? "idle" : "background";
+	}
+	if (s->locked && cfg->locked_ns > ns) {
 		ns = cfg->locked_ns;
+		w = "locked";
+	}
+	if (pw && pw->saver && cfg->power_saver_ns > ns) {
+		ns = cfg->power_saver_ns;
+		w = "power-saver";
+	}
+	if (pw && pw->battery && cfg->on_battery_ns > ns) {
+		ns = cfg->on_battery_ns;
+		w = "on-battery";
+	}
+	if (why)
+		*why = w;
 	return ns;
-}
-
-static const char *state_word(const struct session *s)
-{
-	return s->locked ? "locked" : s->idle ? "idle" : !s->active ? "background" : "active";
 }
 
 struct wants {
@@ -163,24 +174,25 @@ static void plan_rules(struct wants *ws, struct rules *rules)
 		cut |= ws->from_rules >= RULES_MAX;
 		if (cut && !rules->r[i].over_said) {
 			rules->r[i].over_said = true;
-			log_warn("%s: %s matches too many cgroups: only the first %d of it (%d of all rules) set",
+			log_warn("%s: %s matches too many cgroups: at most %d set (%d for all rules), %d directories watched, %d entries read",
 				 rules->r[i].where + 5, cescape(p, sizeof(p), rules->r[i].glob),
-				 MATCH_MAX, RULES_MAX);
+				 MATCH_MAX, RULES_MAX, MATCH_MAX_WATCH, MATCH_MAX_SEEN);
 		}
 	}
 }
 
-int plan(const struct tslackd_config *cfg, struct rules *rules, const struct session *s,
-	 int n, struct want **out, struct watch *w)
+int plan(const struct tslackd_config *cfg, const struct power *pw, struct rules *rules,
+	 const struct session *s, int n, struct want **out, struct watch *w)
 {
 	struct wants ws = { .cfg = cfg, .watch = w };
+	const char *why, *user_why;
 	char src[SOURCE_MAX];
 	uint64_t ns, user_ns;
-	int i, j, k;
+	int i, j;
 
 	for (i = 0; i < n; i++) {
-		ns = plan_session_slack(cfg, &s[i]);
-		snprintf(src, sizeof(src), "session:%s:%s", s[i].id, state_word(&s[i]));
+		ns = plan_session_slack(cfg, pw, &s[i], &why);
+		snprintf(src, sizeof(src), "session:%s:%s", s[i].id, why);
 		add_min(&ws, s[i].scope_cg, ns, src);
 		/* A user's manager and apps, once per user, if no session is without. */
 		for (j = 0; j < i && s[j].uid != s[i].uid; j++)
@@ -188,17 +200,17 @@ int plan(const struct tslackd_config *cfg, struct rules *rules, const struct ses
 		if (j < i)
 			continue;
 		user_ns = ns;
-		k = i;
+		user_why = why;
 		for (j = i + 1; j < n; j++) {
 			if (s[j].uid != s[i].uid)
 				continue;
-			ns = plan_session_slack(cfg, &s[j]);
+			ns = plan_session_slack(cfg, pw, &s[j], &why);
 			if (ns < user_ns) {
 				user_ns = ns;
-				k = j;
+				user_why = why;
 			}
 		}
-		snprintf(src, sizeof(src), "user:%s:%s", s[i].user, state_word(&s[k]));
+		snprintf(src, sizeof(src), "user:%s:%s", s[i].user, user_why);
 		add_min(&ws, s[i].user_cg, user_ns, src);
 	}
 	plan_rules(&ws, rules);

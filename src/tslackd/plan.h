@@ -5,15 +5,20 @@
 
 #include "config.h"
 #include "logind.h"
+#include "power.h"
 #include "rules.h"
 #include "state.h"
 #include "watch.h"
 
 /*
  * The slack session @s gets: Active=, and Idle= when it is idle or in the
- * background of its seat, and Locked= when locked, whichever is largest.
+ * background of its seat, Locked= when locked, PowerSaver= while the power
+ * profile is power-saver and OnBattery= while on battery, whichever is
+ * largest; in *@why (if not NULL) the word for which ("idle", "locked",
+ * "power-saver"...), the session's own state on a tie.
  */
-uint64_t plan_session_slack(const struct tslackd_config *cfg, const struct session *s);
+uint64_t plan_session_slack(const struct tslackd_config *cfg, const struct power *pw,
+			    const struct session *s, const char **why);
 
 /*
  * What the map should hold for @n sessions and @rules: the minimum of each
@@ -27,7 +32,7 @@ uint64_t plan_session_slack(const struct tslackd_config *cfg, const struct sessi
  * match may appear, is given to watch_dir() on @w. The number of wants in
  * *@out (to free()), or -1.
  */
-int plan(const struct tslackd_config *cfg, struct rules *rules, const struct session *s,
-	 int n, struct want **out, struct watch *w);
+int plan(const struct tslackd_config *cfg, const struct power *pw, struct rules *rules,
+	 const struct session *s, int n, struct want **out, struct watch *w);
 
 #endif

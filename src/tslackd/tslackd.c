@@ -25,6 +25,7 @@
 #include "log.h"
 #include "logind.h"
 #include "plan.h"
+#include "power.h"
 #include "record.h"
 #include "rules.h"
 #include "state.h"
@@ -48,6 +49,7 @@ struct daemon {
 	const char *state_file;
 	struct tslackd_config cfg;
 	struct rules rules;
+	struct power power;
 	struct state st;
 	sd_event_source *refresh;	/* deferred: one refresh per burst of signals */
 	sd_event_source *retry;
@@ -93,8 +95,8 @@ static int refresh(struct daemon *d)
 	if (n >= 0) {
 		slack = calloc(n + 1, sizeof(*slack));
 		for (i = 0; slack && i < n; i++)
-			slack[i] = plan_session_slack(&d->cfg, &s[i]);
-		nw = slack ? plan(&d->cfg, &d->rules, s, n, &w, &d->watch) : -1;
+			slack[i] = plan_session_slack(&d->cfg, &d->power, &s[i], NULL);
+		nw = slack ? plan(&d->cfg, &d->power, &d->rules, s, n, &w, &d->watch) : -1;
 	}
 	if (nw >= 0) {
 		log_sessions(d, s, slack, n);
@@ -195,6 +197,17 @@ static int on_logind(sd_bus_message *m, void *data, sd_bus_error *err)
 	return sd_event_source_set_enabled(d->refresh, SD_EVENT_ONESHOT);
 }
 
+/* A power daemon came, went or changed: read it again, then refresh. */
+static int on_power(sd_bus_message *m, void *data, sd_bus_error *err)
+{
+	struct daemon *d = data;
+
+	(void)m;
+	(void)err;
+	power_read(d->bus, &d->power);
+	return sd_event_source_set_enabled(d->refresh, SD_EVENT_ONESHOT);
+}
+
 static int on_hup(sd_event_source *es, const struct signalfd_siginfo *si, void *data)
 {
 	struct daemon *d = data;
@@ -244,7 +257,8 @@ static int run(struct daemon *d)
 					    on_settle, d)) < 0 ||
 	    (r = watch_init(&d->watch)) < 0 ||
 	    (r = sd_event_add_io(d->ev, NULL, d->watch.fd, EPOLLIN, on_cgroup_made, d)) < 0 ||
-	    (r = logind_subscribe(d->bus, on_logind, d)) < 0) {
+	    (r = logind_subscribe(d->bus, on_logind, d)) < 0 ||
+	    (r = power_subscribe(d->bus, &d->power, on_power, d)) < 0) {
 		log_err("setting up the event loop and the system bus: %s", strerror(-r));
 		return 1;
 	}
@@ -261,6 +275,7 @@ static int run(struct daemon *d)
 	 * A damaged file has been logged: what could be read of it is used.
 	 */
 	state_load(d->state_file, &d->st);
+	power_read(d->bus, &d->power);
 	refresh(d);
 	sd_notify(0, "READY=1");
 	r = sd_event_loop(d->ev);
