@@ -77,6 +77,8 @@ static int set_key(struct tslackd_config *cfg, const char *section,
 		{ "Idle", offsetof(struct tslackd_config, idle_ns) },
 		{ "Locked", offsetof(struct tslackd_config, locked_ns) },
 		{ "Active", offsetof(struct tslackd_config, active_ns) },
+		{ "PowerSaver", offsetof(struct tslackd_config, power_saver_ns) },
+		{ "OnBattery", offsetof(struct tslackd_config, on_battery_ns) },
 	};
 	char *glob, *save;
 	uint64_t ns;
@@ -181,6 +183,14 @@ int config_load(const char *dir, struct tslackd_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->idle_ns = 50000000;
 	cfg->locked_ns = 100000000;
+	/*
+	 * The user chose power-saver (GNOME and KDE switch it, and do on low
+	 * battery): 1ms is 20 times a process's own default slack, enough to
+	 * coalesce most periodic timers, and well below a 60 Hz frame, so an
+	 * active session's input and animations stay smooth. On battery alone
+	 * is no such choice: off unless configured.
+	 */
+	cfg->power_saver_ns = 1000000;
 	for (d = 0; d < sizeof(default_exempt) / sizeof(default_exempt[0]); d++)
 		if (add_exempt(cfg, default_exempt[d]))
 			goto nomem;
@@ -222,13 +232,16 @@ static const char *exact_ns(char *buf, size_t len, uint64_t ns)
 
 void config_print(FILE *f, const struct tslackd_config *cfg)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], d[32], e[32];
 	unsigned int i;
 
-	fprintf(f, "[Slack]\nIdle=%s\nLocked=%s\nActive=%s\n\n[Exempt]\nUnits=",
+	fprintf(f, "[Slack]\nIdle=%s\nLocked=%s\nActive=%s\nPowerSaver=%s\nOnBattery=%s\n\n"
+		"[Exempt]\nUnits=",
 		exact_ns(a, sizeof(a), cfg->idle_ns),
 		exact_ns(b, sizeof(b), cfg->locked_ns),
-		exact_ns(c, sizeof(c), cfg->active_ns));
+		exact_ns(c, sizeof(c), cfg->active_ns),
+		exact_ns(d, sizeof(d), cfg->power_saver_ns),
+		exact_ns(e, sizeof(e), cfg->on_battery_ns));
 	for (i = 0; i < cfg->n_exempt; i++)
 		fprintf(f, "%s%s", i ? " " : "", cfg->exempt[i]);
 	fputc('\n', f);

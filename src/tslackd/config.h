@@ -14,6 +14,8 @@ struct tslackd_config {
 	uint64_t idle_ns;	/* a session that is idle or in the background */
 	uint64_t locked_ns;	/* a locked session */
 	uint64_t active_ns;	/* every session, normally 0 */
+	uint64_t power_saver_ns;	/* every session while the profile is power-saver */
+	uint64_t on_battery_ns;	/* every session while on battery */
 	char **exempt;		/* unit name globs, NULL-terminated */
 	unsigned int n_exempt;
 };

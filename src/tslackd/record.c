@@ -215,7 +215,7 @@ static int parse_session(const struct token *t, int n, struct session_record *s)
 
 static int parse_applied(const struct token *t, int n, struct applied *a)
 {
-	if (n != 6)
+	if (n != 7)
 		return -1;
 	if (is(&t[1], "min"))
 		a->field = FIELD_MIN;
@@ -225,7 +225,8 @@ static int parse_applied(const struct token *t, int n, struct applied *a)
 		return -1;
 	if (number(&t[2], UINT64_MAX, &a->id) || !a->id ||
 	    number(&t[3], UINT64_MAX, &a->prev) || number(&t[4], UINT64_MAX, &a->value) ||
-	    path(&t[5], a->path, sizeof(a->path), false))
+	    path(&t[5], a->path, sizeof(a->path), false) ||
+	    string(&t[6], a->source, sizeof(a->source)))
 		return -1;
 	return 0;
 }
@@ -288,6 +289,7 @@ int record_write(FILE *f, const struct record *r)
 			(unsigned long long)a->id, (unsigned long long)a->prev,
 			(unsigned long long)a->value);
 		put_string(f, a->path);
+		put_string(f, a->source);
 		break;
 	}
 	fputc('\n', f);

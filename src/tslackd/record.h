@@ -8,12 +8,14 @@
  *
  *	tslackd-state 2 PID
  *	session ID UID USER IDLE LOCKED ACTIVE SLACK SCOPE_CGROUP
- *	applied min|max CGROUP_ID PREV VALUE CGROUP_PATH
+ *	applied min|max CGROUP_ID PREV VALUE CGROUP_PATH SOURCE
  *
  * Tokens are separated by one space; numbers are decimal, with no sign and
  * no leading zero; an empty string (or "-") is "-". The first line says the format:
- * a file without it (written by an older tslackd, with raw paths) is not
- * read at all.
+ * a file without it (written by an older tslackd, with raw paths) or of
+ * another version is not read at all. SOURCE says who asked for the value
+ * ("rule:FILE:LINE", "session:ID:STATE", "user:NAME:STATE",
+ * "exempt:GLOB", several joined by commas), for tslackd --status.
  */
 #ifndef TSLACKD_RECORD_H
 #define TSLACKD_RECORD_H
@@ -25,7 +27,10 @@
 #include <stdio.h>
 
 #define RECORD_MAGIC "tslackd-state"
-#define RECORD_VERSION 2
+#define RECORD_VERSION 3
+
+/* The longest source of a setting kept, with its NUL; longer ones are cut. */
+#define SOURCE_MAX 256
 
 /* Each entry owns one field of a cgroup's setting; the other is not touched. */
 enum field { FIELD_MIN, FIELD_MAX };
@@ -37,6 +42,7 @@ struct applied {
 	uint64_t prev;		/* the field before tslackd set it */
 	uint64_t value;		/* what tslackd set */
 	char path[PATH_MAX];	/* where the cgroup was, from the cgroup2 mount */
+	char source[SOURCE_MAX];	/* who asked for @value */
 };
 
 /* A session as the last refresh saw it, for tslackd --status. */

@@ -16,6 +16,13 @@
 
 static const char *const field_name[] = { "min", "max" };
 
+/*
+ * The map is full: said once, not at each write and retry (a user making
+ * cgroups that a rule matches could make it a stream), until a reconcile
+ * sees no more of it.
+ */
+static bool full_said, full_seen;
+
 static uint64_t get(const struct tslack_setting *v, enum field f)
 {
 	return f == FIELD_MIN ? v->min_slack_ns : v->max_slack_ns;
@@ -50,6 +57,14 @@ static int write_field(int fd, uint64_t id, enum field f, uint64_t ns, const cha
 	cescape(p, sizeof(p), path);
 	if (err == -ENOENT)
 		return err;	/* removed meanwhile */
+	if (err == -E2BIG) {
+		full_seen = true;
+		if (!full_said)
+			log_err("%s: setting %s_slack_ns to %s: %s (the map is full: retried every 10 s, not logged again until there is room)",
+				p, field_name[f], format_ns(a, sizeof(a), ns), strerror(-err));
+		full_said = true;
+		return err;
+	}
 	if (err) {
 		log_err("%s: setting %s_slack_ns to %s: %s", p, field_name[f],
 			format_ns(a, sizeof(a), ns), strerror(-err));
@@ -157,6 +172,7 @@ static int hold(int fd, struct state *st, const struct want *w)
 	if (new)
 		st->n++;
 	a->value = w->value;
+	snprintf(a->source, sizeof(a->source), "%s", w->source);
 	return r;
 }
 
@@ -168,6 +184,7 @@ int state_reconcile(struct state *st, const struct want *want, int n)
 	lock = policy_lock_map(&fd);
 	if (lock < 0)
 		return lock;
+	full_seen = false;
 	for (i = 0; i < st->n;) {
 		if (wanted(&st->a[i], want, n)) {
 			i++;
@@ -190,6 +207,10 @@ int state_reconcile(struct state *st, const struct want *want, int n)
 			changed |= r;
 	}
 	close(fd);
+	if (!full_seen && full_said) {
+		full_said = false;
+		log_info("the map has room again");
+	}
 	if (changed && policy_invalidate())
 		err = -1;
 	policy_unlock(lock);
@@ -361,6 +382,7 @@ static const char *session_state(const struct session_record *s)
 static void print_record(const struct record *r, int seen[3])
 {
 	char a[32], b[32], id[ESCAPED_MAX / 16], user[ESCAPED_MAX / 16], p[ESCAPED_MAX];
+	char src[4 * SOURCE_MAX];
 
 	switch (r->type) {
 	case RECORD_HEADER:
@@ -379,11 +401,12 @@ static void print_record(const struct record *r, int seen[3])
 		break;
 	case RECORD_APPLIED:
 		if (!seen[RECORD_APPLIED]++)
-			printf("%s%-6s %-8s %-8s %s\n", seen[RECORD_SESSION] ? "\n" : "",
-			       "FIELD", "SET", "WAS", "CGROUP");
-		printf("%-6s %-8s %-8s %s\n", field_name[r->a.field],
+			printf("%s%-6s %-8s %-8s %s\n%6s %s\n", seen[RECORD_SESSION] ? "\n" : "",
+			       "FIELD", "SET", "WAS", "CGROUP", "", "SOURCE");
+		printf("%-6s %-8s %-8s %s\n%6s %s\n", field_name[r->a.field],
 		       format_ns(a, sizeof(a), r->a.value), format_ns(b, sizeof(b), r->a.prev),
-		       cescape(p, sizeof(p), r->a.path));
+		       cescape(p, sizeof(p), r->a.path), "",
+		       *r->a.source ? cescape(src, sizeof(src), r->a.source) : "-");
 		break;
 	}
 }

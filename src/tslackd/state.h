@@ -20,6 +20,7 @@ struct want {
 	enum field field;
 	uint64_t value;
 	char path[PATH_MAX];
+	char source[SOURCE_MAX];	/* who asked: record.h */
 };
 
 /* What tslackd holds: each field it wrote and the map has now. */

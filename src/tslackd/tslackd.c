@@ -2,7 +2,8 @@
 /*
  * tslackd: raise the timer slack of a session's processes while logind
  * says the session is idle, locked or in the background, and lower it
- * again when it is not. See tslackd(8).
+ * again when it is not; and hold the settings the rule files of slack.d
+ * declare on every cgroup they match. See tslackd(8).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,7 +25,9 @@
 #include "log.h"
 #include "logind.h"
 #include "plan.h"
+#include "power.h"
 #include "record.h"
+#include "rules.h"
 #include "state.h"
 #include "watch.h"
 
@@ -32,9 +35,10 @@
 /* After a failure (not attached, say), try again this often. */
 #define RETRY_USEC (10 * 1000000ULL)
 /*
- * New cgroups under an idle session are looked at in batches this far
- * apart: a user making thousands (in a delegated subtree) costs one walk
- * a second, not one per cgroup.
+ * A new cgroup (one a rule matches, one under an idle session) is looked
+ * at immediately, but walks for new cgroups are at least this far apart: a
+ * user making thousands (in a delegated subtree) costs one walk a second,
+ * not one per cgroup, and a new cgroup waits at most this long.
  */
 #define SETTLE_USEC (1000000ULL)
 
@@ -44,10 +48,13 @@ struct daemon {
 	const char *config_dir;
 	const char *state_file;
 	struct tslackd_config cfg;
+	struct rules rules;
+	struct power power;
 	struct state st;
 	sd_event_source *refresh;	/* deferred: one refresh per burst of signals */
 	sd_event_source *retry;
 	sd_event_source *settle;	/* new cgroups seen, refresh pending */
+	uint64_t last_settle;		/* when it last fired (CLOCK_MONOTONIC) */
 	bool attach_watched;		/* on_attach() tells when tslack is attached */
 	struct watch watch;
 	struct session *last;		/* as of the last refresh, for the log */
@@ -88,8 +95,8 @@ static int refresh(struct daemon *d)
 	if (n >= 0) {
 		slack = calloc(n + 1, sizeof(*slack));
 		for (i = 0; slack && i < n; i++)
-			slack[i] = plan_session_slack(&d->cfg, &s[i]);
-		nw = slack ? plan(&d->cfg, s, n, &w, &d->watch) : -1;
+			slack[i] = plan_session_slack(&d->cfg, &d->power, &s[i], NULL);
+		nw = slack ? plan(&d->cfg, &d->power, &d->rules, s, n, &w, &d->watch) : -1;
 	}
 	if (nw >= 0) {
 		log_sessions(d, s, slack, n);
@@ -135,19 +142,34 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *data)
 	return 0;
 }
 
+static int on_settle(sd_event_source *es, uint64_t usec, void *data)
+{
+	struct daemon *d = data;
+
+	(void)es;
+	d->last_settle = usec;
+	refresh(d);
+	return 0;
+}
+
 static int on_cgroup_made(sd_event_source *es, int fd, uint32_t revents, void *data)
 {
 	struct daemon *d = data;
 	int on = SD_EVENT_OFF;
+	uint64_t now = 0;
 
 	(void)es;
 	(void)fd;
 	(void)revents;
 	sd_event_source_get_enabled(d->settle, &on);
-	if (watch_drain(&d->watch) && on == SD_EVENT_OFF) {
-		sd_event_source_set_time_relative(d->settle, SETTLE_USEC);
-		sd_event_source_set_enabled(d->settle, SD_EVENT_ONESHOT);
-	}
+	if (!watch_drain(&d->watch) || on != SD_EVENT_OFF)
+		return 0;
+	/* Now, or a second after the last walk for new cgroups. */
+	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
+	if (d->last_settle && now < d->last_settle + SETTLE_USEC)
+		now = d->last_settle + SETTLE_USEC;
+	sd_event_source_set_time(d->settle, now);
+	sd_event_source_set_enabled(d->settle, SD_EVENT_ONESHOT);
 	return 0;
 }
 
@@ -175,20 +197,37 @@ static int on_logind(sd_bus_message *m, void *data, sd_bus_error *err)
 	return sd_event_source_set_enabled(d->refresh, SD_EVENT_ONESHOT);
 }
 
+/* A power daemon came, went or changed: read it again, then refresh. */
+static int on_power(sd_bus_message *m, void *data, sd_bus_error *err)
+{
+	struct daemon *d = data;
+
+	(void)m;
+	(void)err;
+	power_read(d->bus, &d->power);
+	return sd_event_source_set_enabled(d->refresh, SD_EVENT_ONESHOT);
+}
+
 static int on_hup(sd_event_source *es, const struct signalfd_siginfo *si, void *data)
 {
 	struct daemon *d = data;
 	struct tslackd_config cfg;
+	struct rules rules;
 
 	(void)es;
 	(void)si;
 	sd_notify(0, "RELOADING=1");
 	if (config_load(d->config_dir, &cfg)) {
-		log_err("reload: configuration unchanged");
+		log_err("reload: configuration and rules unchanged");
+	} else if (rules_load(d->config_dir, &rules)) {
+		config_free(&cfg);
+		log_err("reload: configuration and rules unchanged");
 	} else {
 		config_free(&d->cfg);
+		rules_free(&d->rules);
 		d->cfg = cfg;
-		log_info("configuration reloaded");
+		d->rules = rules;
+		log_info("configuration reloaded: %d rule%s", rules.n, rules.n == 1 ? "" : "s");
 		refresh(d);
 	}
 	sd_notify(0, "READY=1");
@@ -215,10 +254,11 @@ static int run(struct daemon *d)
 	    (r = sd_event_add_time_relative(d->ev, &d->retry, CLOCK_MONOTONIC, RETRY_USEC, 0,
 					    on_timer, d)) < 0 ||
 	    (r = sd_event_add_time_relative(d->ev, &d->settle, CLOCK_MONOTONIC, SETTLE_USEC, 0,
-					    on_timer, d)) < 0 ||
+					    on_settle, d)) < 0 ||
 	    (r = watch_init(&d->watch)) < 0 ||
 	    (r = sd_event_add_io(d->ev, NULL, d->watch.fd, EPOLLIN, on_cgroup_made, d)) < 0 ||
-	    (r = logind_subscribe(d->bus, on_logind, d)) < 0) {
+	    (r = logind_subscribe(d->bus, on_logind, d)) < 0 ||
+	    (r = power_subscribe(d->bus, &d->power, on_power, d)) < 0) {
 		log_err("setting up the event loop and the system bus: %s", strerror(-r));
 		return 1;
 	}
@@ -235,6 +275,7 @@ static int run(struct daemon *d)
 	 * A damaged file has been logged: what could be read of it is used.
 	 */
 	state_load(d->state_file, &d->st);
+	power_read(d->bus, &d->power);
 	refresh(d);
 	sd_notify(0, "READY=1");
 	r = sd_event_loop(d->ev);
@@ -255,18 +296,20 @@ static void usage(FILE *f)
 		"       tslackd --set-idle yes|no | --set-locked yes|no [--session ID]\n"
 		"Raise the timer slack of the processes of the sessions that logind\n"
 		"says are idle, locked or in the background (tslack must be attached).\n\n"
-		"  --config-dir DIR    read DIR/tslackd.conf and DIR/tslackd.conf.d/*.conf\n"
-		"                      (default %s)\n"
+		"  --config-dir DIR    read DIR/tslackd.conf, DIR/tslackd.conf.d/*.conf and\n"
+		"                      the rules of DIR/slack.d, %s\n"
+		"                      and %s (default %s)\n"
 		"  --state FILE        where the daemon records what it set (default %s)\n"
 		"  --status            show the sessions and what the daemon set\n"
-		"  --check-config      print the configuration as read; exit 1 if it is wrong\n"
+		"  --check-config      print the configuration and rules as read; exit 1 if\n"
+		"                      they are wrong\n"
 		"  --set-idle yes|no   set the idle hint of this session in logind, for a\n"
 		"                      compositor's idle hook (swayidle, xss-lock)\n"
 		"  --set-locked yes|no the same for the locked hint\n"
 		"  --session ID        with --set-*: that session (root or its owner)\n"
 		"  -h, --help          show this help\n"
 		"  -V, --version       show the version\n",
-		TSLACKD_CONFIG_DIR, TSLACKD_STATE);
+		RULES_RUN_DIR, RULES_LIB_DIR, TSLACKD_CONFIG_DIR, TSLACKD_STATE);
 }
 
 static int set_hint(const char *session, bool locked, const char *arg)
@@ -361,12 +404,21 @@ int main(int argc, char **argv)
 	}
 	if (config_load(d.config_dir, &d.cfg))
 		return 1;
+	if (rules_load(d.config_dir, &d.rules)) {
+		if (mode != OPT_CHECK)
+			log_err("not started: fix the rule above, or remove its file");
+		config_free(&d.cfg);
+		return 1;
+	}
 	if (mode == OPT_CHECK) {
 		config_print(stdout, &d.cfg);
-		config_free(&d.cfg);
-		return 0;
+		printf("\n# Rules: CGROUP MIN [MAX]\n");
+		rules_print(stdout, &d.rules);
+		ret = 0;
+	} else {
+		ret = run(&d);
 	}
-	ret = run(&d);
+	rules_free(&d.rules);
 	config_free(&d.cfg);
 	return ret;
 }

@@ -6,7 +6,8 @@
  *   accepted, written again, is the same bytes;
  * - any string (a cgroup name with a newline, a space, a backslash, UTF-8)
  *   escapes to one token of printable ASCII that unescapes to itself;
- * - a record holding such a string is written as exactly one line, and
+ * - a record holding such a string (as a path, a name, a source) is
+ *   written as exactly one line, and
  *   reads back as the same record: no name can make or split a record.
  */
 #define _GNU_SOURCE
@@ -84,6 +85,9 @@ static void check_records(const char *s)
 	r.a.id = 42;
 	r.a.value = 50000000;
 	snprintf(r.a.path, sizeof(r.a.path), "%s", s);
+	/* The name as a source too ("-" reads back as none). */
+	if (strcmp(s, "-"))
+		snprintf(r.a.source, sizeof(r.a.source), "%s", s);
 	if (round_trip(&r) != (canonical(s) ? 0 : -1))
 		abort();
 	if (canonical(s) && memcmp(&r.a, &back.a, sizeof(r.a)))

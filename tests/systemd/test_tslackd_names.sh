@@ -159,10 +159,10 @@ if map_empty; then pass oldfile/nothing_written; else fail oldfile/nothing_writt
 # cgroup. Each is logged, none is acted on.
 systemctl stop tslackd.service
 v="applied min $victim 500000000 0"
-printf '%s\n' "tslackd-state 2 1" "$v /system.slice/sys-victim.servic\\e" \
-	"$v /system.slice/../system.slice/sys-victim.service" \
-	"$v /system.slice/sys-victim.service x" "$v /user.slice" >"$STATE"
-printf '%s' "$v /system.slice/sys-victim.service" >>"$STATE"
+printf '%s\n' "tslackd-state 3 1" "$v /system.slice/sys-victim.servic\\e rule:x" \
+	"$v /system.slice/../system.slice/sys-victim.service rule:x" \
+	"$v /system.slice/sys-victim.service rule:x x" "$v /user.slice rule:x" >"$STATE"
+printf '%s' "$v /system.slice/sys-victim.service rule:x" >>"$STATE"
 t0=$(journal_mark)
 systemctl start tslackd.service
 eq damaged/started active "$(systemctl is-active tslackd.service)"
