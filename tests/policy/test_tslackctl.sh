@@ -113,7 +113,11 @@ eq "live/get_pid_threads" "2 2" \
 	"$(tslackctl get --pid "$threads" | awk 'NR > 1 && $4 == "7ms" { n++ } END { print NR - 1, n }')"
 kill "$threads" && wait "$threads"
 kill "$watcher" && wait "$watcher"
-eq "live/sequence" "5000000 6000000 8000000 7000000" "$(uniq /tmp/watch | tr '\n' ' ' | sed 's/ $//')"
+# In the order each value was first seen: within the 100 ms after the
+# direct write, the watcher may meet the old 6 ms again in another CPU's
+# slot (README: a direct write is seen within the bound, not at once).
+eq "live/sequence" "5000000 6000000 8000000 7000000" \
+	"$(awk '!seen[$0]++' /tmp/watch | tr '\n' ' ' | sed 's/ $//')"
 # A child that clone3() starts in another cgroup (as systemd starts a
 # service) has that cgroup's slack from its first sleep.
 eq "live/clone_into_cgroup" "7000000 8000000" "$(in_cg t2 tslack-probe clone-into "$CG/t1")"
