@@ -23,7 +23,7 @@ CFLAGS += -Wall -Wextra -Werror -std=gnu11 -I$(LIBBPF_INC) -I$(BUILD)/skel -Ites
 # Static binaries (STATIC=1): the VM's initramfs has busybox and no
 # libraries. STATIC=0 (make deb): libelf, zlib and libsystemd are the
 # system's shared libraries, as Debian's policy wants (and lintian flags an
-# embedded zlib); libbpf stays static, as Debian's is too old (1.1).
+# embedded zlib), and so is json-c; libbpf stays static, as Debian's is too old (1.1).
 STATIC ?= 1
 ifeq ($(STATIC),1)
 LDFLAGS += -static
@@ -32,6 +32,9 @@ else
 TSLACKD_LDLIBS := $(LIBBPF_A) -lelf -lz -lsystemd
 endif
 LDLIBS := $(LIBBPF_A) -lelf -lz
+# tslackctl's --json output: json-c (libjson-c-dev), static with STATIC=1
+# like the rest, the system's libjson-c5 with STATIC=0.
+JSON_LDLIBS := -ljson-c
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 	-I$(LIBBPF_INC) -Ibpf
 
@@ -136,7 +139,7 @@ $(BUILD)/tslackctl: $(TSLACKCTL_SRCS) $(wildcard src/*.h) bpf/tslack.h \
 		$(BUILD)/skel/tslack.skel.h $(BUILD)/skel/tslack_top.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -DTSLACK_VERSION='"$(VERSION)"' $(LDFLAGS) -o $@ \
-		$(TSLACKCTL_SRCS) $(LDLIBS)
+		$(TSLACKCTL_SRCS) $(LDLIBS) $(JSON_LDLIBS)
 
 # tslackd: sd-bus has no static library in Debian, so libsystemd is linked
 # dynamically (every systemd system has it), and with STATIC=1 the rest
@@ -194,6 +197,14 @@ $(VMROOT)/usr/local/lib/tslack/harness.sh: tests/lib/harness.sh
 	@mkdir -p $(@D)
 	install -m 0644 $< $@
 
+# What the tests compare tslackctl's output with (harness.sh's expect_file).
+EXPECTED_FILES := $(patsubst tests/expected/%,$(VMROOT)/usr/local/lib/tslack/expected/%,\
+	$(wildcard tests/expected/*))
+
+$(VMROOT)/usr/local/lib/tslack/expected/%: tests/expected/%
+	@mkdir -p $(@D)
+	install -m 0644 $< $@
+
 $(VMROOT)/usr/local/bin/tslack-stress: tests/stress/tslack-stress.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
@@ -222,6 +233,7 @@ vmroot: $(addprefix $(TESTDIR)/,$(KERNEL_TESTS) $(POLICY_TESTS)) \
 	$(VMROOT)/usr/local/bin/tslack-demo $(VMROOT)/usr/local/bin/tslack-bench \
 	$(VMROOT)/usr/local/bin/tslack-run-bench $(VMROOT)/usr/local/bin/tslack-stress \
 	$(VMROOT)/usr/local/lib/tslack/harness.sh $(VMROOT)/usr/local/lib/tslack/nohook.btf \
+	$(EXPECTED_FILES) \
 	$(addprefix $(SYSTEMD_TESTDIR)/,$(SYSTEMD_TESTS)) $(VMROOT)/usr/local/lib/tslack/systemd-lib.sh
 
 PREFIX ?= /usr/local

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <inttypes.h>
+#include <stdio.h>
 
 #include "compiler.h"
 #include "format.h"
@@ -33,18 +34,4 @@ const char *format_ns(char *buf, size_t len, uint64_t ns)
 	}
 	snprintf(buf, len, ns ? "%" PRIu64 "ns" : "0", ns);
 	return buf;
-}
-
-void print_json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
 }

@@ -15,6 +15,7 @@
 
 #include "format.h"
 #include "guard.h"
+#include "json.h"
 #include "interrupts.h"
 #include "policy.h"
 #include "settings.h"
@@ -187,32 +188,40 @@ out:
 	return ret;
 }
 
-static void print_frame(struct frame *f, const struct top_config *cfg, double secs,
-			double irqs, int max_rows)
+/* A frame of top --json: one object, on one line. */
+static int print_frame_json(const struct frame *f, double secs, double irqs)
+{
+	struct json_object *rows = json_object_new_array(), *row, *j;
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		if (!shown_row(&f->rows[i]))
+			continue;
+		row = json_object_new_object();
+		row = json_add(row, "path", json_object_new_string(f->rows[i].cg.path));
+		row = json_add(row, "id", json_object_new_uint64(f->rows[i].cg.id));
+		row = json_add(row, "wakeups_per_s", json_fixed(f->rows[i].wakeups / secs, 1));
+		if (f->rows[i].slack != UINT64_MAX)
+			row = json_add(row, "effective_slack_ns",
+				       json_object_new_uint64(f->rows[i].slack));
+		rows = json_append(rows, row);
+	}
+	j = json_add(json_object_new_object(), "interval_s", json_fixed(secs, 3));
+	j = json_add(j, "timer_interrupts_per_s", json_fixed(irqs / secs, 1));
+	j = json_add(j, "wakeups_per_s", json_fixed(f->total / secs, 1));
+	return json_print(json_add(j, "cgroups", rows));
+}
+
+static int print_frame(struct frame *f, const struct top_config *cfg, double secs,
+		       double irqs, int max_rows)
 {
 	char buf[32];
 	int shown;
 	size_t i;
 
 	qsort_r(f->rows, f->n, sizeof(*f->rows), cmp_rows, (void *)&cfg->sort);
-	if (cfg->json) {
-		printf("{\"interval_s\": %.3f, \"timer_interrupts_per_s\": %.1f"
-		       ", \"wakeups_per_s\": %.1f, \"cgroups\": [", secs, irqs / secs,
-		       f->total / secs);
-		for (i = 0, shown = 0; i < f->n; i++) {
-			if (!shown_row(&f->rows[i]))
-				continue;
-			printf("%s{\"path\": ", shown++ ? ", " : "");
-			print_json_string(stdout, f->rows[i].cg.path);
-			printf(", \"id\": %" PRIu64 ", \"wakeups_per_s\": %.1f", f->rows[i].cg.id,
-			       f->rows[i].wakeups / secs);
-			if (f->rows[i].slack != UINT64_MAX)
-				printf(", \"effective_slack_ns\": %" PRIu64, f->rows[i].slack);
-			printf("}");
-		}
-		printf("]}\n");
-		return;
-	}
+	if (cfg->json)
+		return print_frame_json(f, secs, irqs);
 	printf("Timer interrupts: %.1f/s   timed-sleep wakeups: %.1f/s   (every %.1fs, depth %d)\n\n",
 	       irqs / secs, f->total / secs, secs, cfg->depth);
 	printf("%-48s %12s %10s\n", "CGROUP", "WAKEUPS/S", "EFFECTIVE");
@@ -224,6 +233,7 @@ static void print_frame(struct frame *f, const struct top_config *cfg, double se
 		       f->rows[i].slack == UINT64_MAX ? "-" :
 		       format_ns(buf, sizeof(buf), f->rows[i].slack));
 	}
+	return 0;
 }
 
 /* Wait @secs or until a key; interactive keys change @cfg. */
@@ -306,7 +316,10 @@ int top_run(const struct top_config *config)
 			if (ioctl(1, TIOCGWINSZ, &ws))
 				ws.ws_row = 0;
 		}
-		print_frame(&f, &cfg, t1 - t0, irq1 - irq0, interactive ? ws.ws_row - 5 : 0);
+		if (print_frame(&f, &cfg, t1 - t0, irq1 - irq0, interactive ? ws.ws_row - 5 : 0)) {
+			ret = 1;
+			break;
+		}
 		if (interactive)
 			printf("\nq quit   w/p/s sort by wakeups/path/slack   +/- depth\n");
 		else if (!cfg.json)
@@ -394,32 +407,45 @@ static uint64_t imposed_on(const struct cgroup *cg)
 	return ns;
 }
 
-static void print_stats(const struct cgroup *cg, uint64_t ns, const struct period *p,
-			int n, bool json)
+static const char *const period_names[] = { "before", "after" };
+
+/* stats --json: "interval_s", the length of each period, as top names it. */
+static int print_stats_json(const struct cgroup *cg, uint64_t ns, const struct period *p,
+			    int n)
 {
-	static const char *const names[] = { "before", "after" };
+	struct json_object *periods = json_object_new_array(), *row, *j;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		row = json_add(json_object_new_object(), "name",
+			       json_object_new_string(period_names[i]));
+		if (p[i].slack != UINT64_MAX)
+			row = json_add(row, "effective_slack_ns", json_object_new_uint64(p[i].slack));
+		row = json_add(row, "wakeups_per_s", json_fixed(p[i].wakeups, 1));
+		row = json_add(row, "timer_interrupts_per_s", json_fixed(p[i].irqs, 1));
+		periods = json_append(periods, row);
+	}
+	j = json_add(json_object_new_object(), "path", json_object_new_string(cg->path));
+	j = json_add(j, "id", json_object_new_uint64(cg->id));
+	j = json_add(j, "interval_s", json_fixed(ns / 1e9, 3));
+	return json_print(json_add(j, "periods", periods));
+}
+
+static int print_stats(const struct cgroup *cg, uint64_t ns, const struct period *p,
+		       int n, bool json)
+{
 	char slack[32], dur[32];
 	int i;
 
-	if (json) {
-		printf("{\"path\": ");
-		print_json_string(stdout, cg->path);
-		printf(", \"id\": %" PRIu64 ", \"seconds\": %.3f, \"periods\": [", cg->id, ns / 1e9);
-		for (i = 0; i < n; i++) {
-			printf("%s{\"name\": \"%s\"", i ? ", " : "", names[i]);
-			if (p[i].slack != UINT64_MAX)
-				printf(", \"effective_slack_ns\": %" PRIu64, p[i].slack);
-			printf(", \"wakeups_per_s\": %.1f, \"timer_interrupts_per_s\": %.1f}",
-			       p[i].wakeups, p[i].irqs);
-		}
-		printf("]}\n");
-		return;
-	}
+	if (json)
+		return print_stats_json(cg, ns, p, n);
 	printf("%s (id %" PRIu64 "), %s each\n", cg->path, cg->id, format_ns(dur, sizeof(dur), ns));
 	printf("%-8s %10s %12s %20s\n", "", "EFFECTIVE", "WAKEUPS/S", "TIMER INTERRUPTS/S");
 	for (i = 0; i < n; i++)
-		printf("%-8s %10s %12.1f %20.1f\n", n > 1 ? names[i] : "", p[i].slack == UINT64_MAX ?
-		       "-" : format_ns(slack, sizeof(slack), p[i].slack), p[i].wakeups, p[i].irqs);
+		printf("%-8s %10s %12.1f %20.1f\n", n > 1 ? period_names[i] : "",
+		       p[i].slack == UINT64_MAX ? "-" : format_ns(slack, sizeof(slack), p[i].slack),
+		       p[i].wakeups, p[i].irqs);
+	return 0;
 }
 
 int stats_run(const struct cgroup *target, uint64_t ns, const uint64_t *slack, bool json)
@@ -456,8 +482,7 @@ int stats_run(const struct cgroup *target, uint64_t ns, const uint64_t *slack, b
 		if (!restored || ret)
 			goto out;
 	}
-	print_stats(cg, ns, p, n, json);
-	ret = 0;
+	ret = print_stats(cg, ns, p, n, json) ? 1 : 0;
 out:
 	if (stop)
 		fprintf(stderr, "tslackctl: interrupted\n");

@@ -22,6 +22,7 @@
 #include "cgroup.h"
 #include "compiler.h"
 #include "format.h"
+#include "json.h"
 #include "parse.h"
 #include "policy.h"
 #include "settings.h"
@@ -310,6 +311,7 @@ static int cmd_status(int argc, char **argv __always_unused, const struct opts *
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
+	struct json_object *j;
 	int fd, attached;
 	long n = -1;
 
@@ -335,14 +337,18 @@ static int cmd_status(int argc, char **argv __always_unused, const struct opts *
 		}
 	}
 	if (o->json) {
-		printf("{\"attached\": %s, \"kernel_hook\": %s, \"pin_dir\": \"%s\""
-		       ", \"max_cache_age_ms\": %d",
-		       attached ? "true" : "false",
-		       attached || policy_kernel_has_hook() ? "true" : "false",
-		       TSLACK_PIN_DIR, TSLACK_MAX_CACHE_AGE_MS);
-		if (n >= 0)
-			printf(", \"settings\": %ld, \"max_settings\": %u", n, info.max_entries);
-		printf("}\n");
+		j = json_object_new_object();
+		j = json_add(j, "attached", json_object_new_boolean(attached));
+		j = json_add(j, "kernel_hook",
+			     json_object_new_boolean(attached || policy_kernel_has_hook()));
+		j = json_add(j, "pin_dir", json_object_new_string(TSLACK_PIN_DIR));
+		j = json_add(j, "max_cache_age_ms", json_object_new_int(TSLACK_MAX_CACHE_AGE_MS));
+		if (n >= 0) {
+			j = json_add(j, "settings", json_object_new_int64(n));
+			j = json_add(j, "max_settings", json_object_new_int64(info.max_entries));
+		}
+		if (json_print(j))
+			return EXIT_RUNTIME;
 	} else if (!attached && !policy_kernel_has_hook()) {
 		printf("attached: no (this kernel has no timer_slack_ops)\n");
 	} else if (!attached) {
@@ -522,28 +528,37 @@ static int cmp_tid(const void *a, const void *b)
 	return ((const struct thread_row *)a)->tid - ((const struct thread_row *)b)->tid;
 }
 
-static void print_threads(int pid, const struct thread_row *t, size_t n, bool json)
+static int print_threads_json(int pid, const struct thread_row *t, size_t n)
+{
+	struct json_object *threads = json_object_new_array(), *row;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		row = json_object_new_object();
+		row = json_add(row, "tid", json_object_new_int(t[i].tid));
+		row = json_add(row, "cgroup", json_object_new_string(t[i].cg));
+		row = json_add(row, "policy", json_object_new_string(policy_name(t[i].policy)));
+		row = json_add(row, "timerslack_ns", json_object_new_uint64(t[i].own));
+		row = json_add(row, "effective_slack_ns", json_object_new_uint64(t[i].eff));
+		threads = json_append(threads, row);
+	}
+	return json_print(json_add(json_add(json_object_new_object(), "pid",
+					    json_object_new_int(pid)), "threads", threads));
+}
+
+static int print_threads(int pid, const struct thread_row *t, size_t n, bool json)
 {
 	char own[32], eff[32];
 	size_t i;
 
-	if (json) {
-		printf("{\"pid\": %d, \"threads\": [", pid);
-		for (i = 0; i < n; i++) {
-			printf("%s{\"tid\": %d, \"cgroup\": ", i ? ", " : "", t[i].tid);
-			print_json_string(stdout, t[i].cg);
-			printf(", \"policy\": \"%s\", \"timerslack_ns\": %" PRIu64
-			       ", \"effective_slack_ns\": %" PRIu64 "}",
-			       policy_name(t[i].policy), t[i].own, t[i].eff);
-		}
-		printf("]}\n");
-		return;
-	}
+	if (json)
+		return print_threads_json(pid, t, n);
 	printf("%-8s %-8s %10s %10s  %s\n", "TID", "POLICY", "OWN", "EFFECTIVE", "CGROUP");
 	for (i = 0; i < n; i++)
 		printf("%-8d %-8s %10s %10s  %s\n", t[i].tid, policy_name(t[i].policy),
 		       format_ns(own, sizeof(own), t[i].own),
 		       format_ns(eff, sizeof(eff), t[i].eff), t[i].cg);
+	return 0;
 }
 
 static int get_pid(const char *arg, bool json)
@@ -597,10 +612,26 @@ static int get_pid(const char *arg, bool json)
 	}
 	if (!ret) {
 		qsort(rows, n, sizeof(*rows), cmp_tid);
-		print_threads(pid, rows, n, json);
+		ret = print_threads(pid, rows, n, json) ? EXIT_RUNTIME : 0;
 	}
 	free(rows);
 	return ret;
+}
+
+/*
+ * A cgroup and its setting, as get and list print it: @path NULL for
+ * list's entry of a cgroup it could not find (null).
+ */
+static struct json_object *setting_json(const char *path, uint64_t id,
+					const struct tslack_setting *val, uint64_t imposed)
+{
+	struct json_object *j = json_object_new_object();
+
+	j = path ? json_add(j, "path", json_object_new_string(path)) : json_add_null(j, "path");
+	j = json_add(j, "id", json_object_new_uint64(id));
+	j = json_add(j, "min_slack_ns", json_object_new_uint64(val->min_slack_ns));
+	j = json_add(j, "max_slack_ns", json_object_new_uint64(val->max_slack_ns));
+	return json_add(j, "effective_slack_ns", json_object_new_uint64(imposed));
 }
 
 static int cmd_get(int argc, char **argv, const struct opts *o)
@@ -651,11 +682,8 @@ static int cmd_get(int argc, char **argv, const struct opts *o)
 		}
 	}
 	if (o->json) {
-		printf("{\"path\": ");
-		print_json_string(stdout, cg.path);
-		printf(", \"id\": %" PRIu64 ", \"min_slack_ns\": %llu, \"max_slack_ns\": %llu"
-		       ", \"effective_slack_ns\": %llu}\n",
-		       cg.id, val.min_slack_ns, val.max_slack_ns, q.imposed);
+		if (json_print(setting_json(cg.path, cg.id, &val, q.imposed)))
+			return EXIT_RUNTIME;
 	} else {
 		printf("min_slack_ns %llu\nmax_slack_ns %llu\neffective_slack_ns %llu\n",
 		       val.min_slack_ns, val.max_slack_ns, q.imposed);
@@ -694,6 +722,7 @@ static int cmd_list(int argc, char **argv __always_unused, const struct opts *o)
 {
 	struct settings_entry *e = NULL;
 	char min[32], max[32], eff[32];
+	struct json_object *all = NULL;
 	struct tslack_query q;
 	int fd = -1, qfd, ret;
 	long n = 0, i;
@@ -709,7 +738,7 @@ static int cmd_list(int argc, char **argv __always_unused, const struct opts *o)
 		return EXIT_RUNTIME;
 	}
 	if (o->json)
-		printf("[");
+		all = json_object_new_array();
 	else
 		printf("%-32s %10s %8s %8s %9s\n", "CGROUP", "ID", "MIN", "MAX", "EFFECTIVE");
 	for (i = 0; i < n; i++) {
@@ -719,14 +748,8 @@ static int cmd_list(int argc, char **argv __always_unused, const struct opts *o)
 		if (!alive)
 			q.imposed = 0;
 		if (o->json) {
-			printf("%s{\"path\": ", i ? ", " : "");
-			if (e[i].path && alive)
-				print_json_string(stdout, e[i].path);
-			else
-				printf("null");
-			printf(", \"id\": %" PRIu64 ", \"min_slack_ns\": %llu, \"max_slack_ns\": %llu"
-			       ", \"effective_slack_ns\": %llu}",
-			       e[i].id, e[i].val.min_slack_ns, e[i].val.max_slack_ns, q.imposed);
+			all = json_append(all, setting_json(alive ? e[i].path : NULL, e[i].id,
+							    &e[i].val, q.imposed));
 			continue;
 		}
 		printf("%-32s %10" PRIu64 " %8s %8s %9s\n",
@@ -736,10 +759,29 @@ static int cmd_list(int argc, char **argv __always_unused, const struct opts *o)
 		       format_ns(eff, sizeof(eff), q.imposed));
 	}
 	if (o->json)
-		printf("]\n");
+		ret = json_print(all) ? EXIT_RUNTIME : 0;
+	else
+		ret = 0;
 	settings_list_free(e, n);
 	close(qfd);
-	return 0;
+	return ret;
+}
+
+/*
+ * check's answer: the ids of the @stale first entries of @e, how many of
+ * them were @removed, and how many settings there were (@n), named as
+ * status names them.
+ */
+static int print_check_json(const struct settings_entry *e, long stale, long removed, long n)
+{
+	struct json_object *ids = json_object_new_array(), *j;
+	long i;
+
+	for (i = 0; i < stale; i++)
+		ids = json_append(ids, json_object_new_uint64(e[i].id));
+	j = json_add(json_object_new_object(), "stale", ids);
+	j = json_add(j, "removed", json_object_new_int64(removed));
+	return json_print(json_add(j, "settings", json_object_new_int64(n)));
 }
 
 static int cmd_check(int argc, char **argv __always_unused, const struct opts *o)
@@ -771,18 +813,15 @@ static int cmd_check(int argc, char **argv __always_unused, const struct opts *o
 		policy_unlock(lock);
 	}
 	close(fd);
-	if (o->json)
-		printf("{\"stale\": [");
-	for (i = 0; i < stale; i++) {
-		if (o->json)
-			printf("%s%" PRIu64, i ? ", " : "", e[i].id);
-		else
-			printf("id %" PRIu64 ": stale entry, no such cgroup%s\n", e[i].id,
-			       o->fix ? ": removed" : "");
+	if (o->json) {
+		ret = print_check_json(e, stale, removed, n);
+		settings_list_free(e, n);
+		return ret ? EXIT_RUNTIME : stale > removed ? EXIT_RUNTIME : 0;
 	}
-	if (o->json)
-		printf("], \"removed\": %ld, \"entries\": %ld}\n", removed, n);
-	else if (stale && !o->fix)
+	for (i = 0; i < stale; i++)
+		printf("id %" PRIu64 ": stale entry, no such cgroup%s\n", e[i].id,
+		       o->fix ? ": removed" : "");
+	if (stale && !o->fix)
 		printf("%ld entries differ from the cgroup tree\n", stale);
 	settings_list_free(e, n);
 	return stale > removed ? EXIT_RUNTIME : 0;
@@ -939,7 +978,19 @@ int main(int argc, char **argv)
 		argc -= optind;
 		argv += optind;
 		ret = parse_options(argc, argv, commands[i].options, &o);
-		return ret >= 0 ? ret : commands[i].fn(argc, argv, &o);
+		if (ret >= 0)
+			return ret;
+		/*
+		 * With --json, from here on an error is also a JSON object on
+		 * stdout; a mistake in the options is not: --json may not
+		 * have been read.
+		 */
+		if (o.json && json_errors_start())
+			return EXIT_RUNTIME;
+		ret = commands[i].fn(argc, argv, &o);
+		if (o.json && ret)
+			json_print_error();
+		return ret;
 	}
 	return usage_error("unknown command '%s'", argv[optind]);
 }

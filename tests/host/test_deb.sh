@@ -59,7 +59,8 @@ check deb/no_usr_lib_units '! grep -q "^./usr/lib/systemd/system/." "$work/files
 check deb/conffile '[ "$(dpkg-deb --ctrl-tarfile "$deb" |
 	tar -xOf - ./conffiles)" = /etc/tslack/tslackd.conf ]' "conffiles is not /etc/tslack/tslackd.conf"
 check deb/shared_libs 'dpkg-deb -f "$deb" Depends | grep -q libelf1 &&
-	dpkg-deb -f "$deb" Depends | grep -q zlib1g && dpkg-deb -f "$deb" Depends | grep -q libsystemd0' \
+	dpkg-deb -f "$deb" Depends | grep -q zlib1g && dpkg-deb -f "$deb" Depends | grep -q libsystemd0 &&
+	dpkg-deb -f "$deb" Depends | grep -q libjson-c5' \
 	"Depends: $(dpkg-deb -f "$deb" Depends)"
 
 root=$work/root

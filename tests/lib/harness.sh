@@ -84,3 +84,30 @@ expect_error() {
 		pass "$_name"
 	fi
 }
+
+# Expected outputs, pinned as util-linux's tests pin theirs: tests/expected/.
+EXPECTED=/usr/local/lib/tslack/expected
+
+# norm [VALUE NAME]...: stdin with each number VALUE (an id, a pid) written
+# NAME, and what varies from run to run in --json output, rates ("12.3")
+# and durations in seconds ("1.002"), written RATE and SECONDS.
+norm() {
+	_sed='s/\([^0-9.]\)[0-9][0-9]*\.[0-9][0-9][0-9]\([^0-9]\)/\1SECONDS\2/g'
+	_sed="$_sed; s/\([^0-9.]\)[0-9][0-9]*\.[0-9]\([^0-9]\)/\1RATE\2/g"
+	while [ $# -ge 2 ]; do
+		_sed="$_sed; s/\([^0-9]\)$1\([^0-9]\)/\1$2\2/g"
+		shift 2
+	done
+	sed "$_sed"
+}
+
+# expect_file NAME FILE GOT: GOT is what $EXPECTED/FILE holds.
+expect_file() {
+	if [ ! -f "$EXPECTED/$2" ]; then
+		fail "$1" "no $EXPECTED/$2"
+	elif [ "$(cat "$EXPECTED/$2")" = "$3" ]; then
+		pass "$1"
+	else
+		fail "$1" "got '$3', want '$(cat "$EXPECTED/$2")' ($2)"
+	fi
+}

@@ -5,7 +5,7 @@
 # interrupts within 10% of /proc/interrupts over the same time; its
 # counting is loaded only while it runs.
 . /usr/local/lib/tslack/harness.sh
-plan 14
+plan 16
 # within PCT A B: A within PCT% of B
 within() { awk -v p="$1" -v a="$2" -v b="$3" 'BEGIN { exit !(b > 0 && a > b * (1 - p / 100) && a < b * (1 + p / 100)) }'; }
 # The LOC line of /proc/interrupts, summed over the CPUs.
@@ -39,7 +39,9 @@ got_w=$(grep -o '"path": "/wk", "id": [0-9]*, "wakeups_per_s": [0-9.]*' /tmp/top
 # Interrupts: top's frames 2 to 4 together.
 got_loc=$(grep -o '"interval_s": [0-9.]*, "timer_interrupts_per_s": [0-9.]*' /tmp/top.json |
 	awk 'NR > 1 { t += $2; n += $2 * $4 } END { printf "%.1f", n / t }')
-eq "top/four_frames" 4 "$(grep -c '^{"interval_s"' /tmp/top.json)"
+eq "top/four_frames" 4 "$(grep -c '^{ "interval_s"' /tmp/top.json)"
+# Depth 0: the root alone, with every wakeup folded into it.
+expect_file "top/json_depth_0" top-depth0.json "$(tslackctl top -b -n 1 -d 0.1 --depth 0 --json | norm)"
 within 10 "$got_w" "$want_w" && pass top/wakeups_of_the_load ||
 	fail top/wakeups_of_the_load "top says $got_w/s for /wk, the sleepers counted $want_w/s"
 echo "# top: /wk $got_w/s (load: $want_w/s), interrupts $got_loc/s (/proc/interrupts: $want_loc/s)"
@@ -64,6 +66,7 @@ load=$!
 usleep 300000
 tslackctl stats --for 2s --slack 50ms --json wk >/tmp/stats.json
 wait "$load"
+expect_file "stats/json" stats.json "$(norm "$(stat -c %i $CG/wk)" ID_WK </tmp/stats.json)"
 before=$(grep -o '"name": "before", "effective_slack_ns": 0, "wakeups_per_s": [0-9.]*' /tmp/stats.json | awk '{ print $NF }')
 after=$(grep -o '"name": "after", "effective_slack_ns": 50000000, "wakeups_per_s": [0-9.]*' /tmp/stats.json | awk '{ print $NF }')
 awk -v b="$before" -v a="$after" 'BEGIN { exit !(b > 1000 && a < b / 3) }' &&

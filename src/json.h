@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tslackctl's --json output, built with json-c and printed in one format:
+ * each document on a line of its own, "key": value pairs separated by
+ * ", " (JSON_C_TO_STRING_SPACED), '/' unescaped.
+ */
+#ifndef TSLACK_JSON_H
+#define TSLACK_JSON_H
+
+#include <stdbool.h>
+#include <json-c/json.h>
+
+/*
+ * Print @o on a line of stdout and drop it. 0, or -1 after saying on
+ * stderr that it could not be built (a NULL @o, as json-c returns when
+ * out of memory).
+ */
+int json_print(struct json_object *o);
+
+/* @v as a JSON number with @decimals digits after the point ("2.0"). */
+struct json_object *json_fixed(double v, int decimals);
+
+/*
+ * Add @key: @val to the object @o, or @val to the array @o: returns @o,
+ * for chaining, or NULL, dropping both, if either is NULL (json-c's
+ * answer when out of memory) or it could not be added. A JSON null is
+ * added with json_add_null().
+ */
+struct json_object *json_add(struct json_object *o, const char *key, struct json_object *val);
+struct json_object *json_append(struct json_object *o, struct json_object *val);
+struct json_object *json_add_null(struct json_object *o, const char *key);
+
+/*
+ * From now on, also keep the first message tslackctl prints on stderr
+ * ("tslackctl: MESSAGE"), which still goes to stderr as it is.
+ */
+int json_errors_start(void);
+
+/*
+ * Print {"error": MESSAGE} on stdout if a message was kept, as bpftool
+ * does in its JSON mode; returns whether it did.
+ */
+bool json_print_error(void);
+
+#endif
