@@ -84,6 +84,11 @@ tools: kernel
 # from dist/vmlinux.h, a snapshot of one made from the patched kernel
 # (make vmlinux-snapshot refreshes it); order-only, so that a header made
 # from a kernel built earlier is never replaced by it.
+# vmlinux is the kernel build's (vmtest/build-kernel): never remade here
+# by make's built-in rules from a vmlinux.o that a kernel build running at
+# the same time has just written (the failed link deletes vmlinux).
+$(KBUILD)/vmlinux: ;
+
 ifneq ($(wildcard $(KBUILD)/vmlinux),)
 bpf/vmlinux.h: $(KBUILD)/vmlinux vmlinux.h.gen
 	./vmlinux.h.gen

@@ -166,7 +166,7 @@ static int load_file(const char *path, struct tslackd_config *cfg)
 	return ret;
 }
 
-static int is_conf(const struct dirent *de)
+int config_is_conf_file(const struct dirent *de)
 {
 	size_t n = strlen(de->d_name);
 
@@ -198,7 +198,7 @@ int config_load(const char *dir, struct tslackd_config *cfg)
 	snprintf(path, sizeof(path), "%s/tslackd.conf", dir);
 	ret = load_file(path, cfg);
 	snprintf(path, sizeof(path), "%s/tslackd.conf.d", dir);
-	n = scandir(path, &names, is_conf, alphasort);
+	n = scandir(path, &names, config_is_conf_file, alphasort);
 	if (n < 0 && errno != ENOENT) {
 		log_err("%s: %s", path, strerror(errno));
 		ret = -1;

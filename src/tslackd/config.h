@@ -32,4 +32,8 @@ void config_free(struct tslackd_config *cfg);
 /* @cfg as a configuration file that config_load() reads back. */
 void config_print(FILE *f, const struct tslackd_config *cfg);
 
+struct dirent;
+/* scandir() filter of drop-in directories: "*.conf", not hidden. */
+int config_is_conf_file(const struct dirent *de);
+
 #endif

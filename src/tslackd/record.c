@@ -162,8 +162,7 @@ static int string(const struct token *t, char *out, size_t len)
 	return cunescape(out, len, t->s, t->n);
 }
 
-/* "/" or "/a/b": what cgroup paths from the cgroup2 mount look like. */
-static bool canonical(const char *p)
+bool record_path_canonical(const char *p)
 {
 	const char *c, *end;
 
@@ -185,7 +184,7 @@ static int path(const struct token *t, char *out, size_t len, bool may_be_empty)
 {
 	if (string(t, out, len))
 		return -1;
-	return (may_be_empty && !*out) || canonical(out) ? 0 : -1;
+	return (may_be_empty && !*out) || record_path_canonical(out) ? 0 : -1;
 }
 
 static int parse_header(const struct token *t, int n, struct record *r)

@@ -91,4 +91,10 @@ int record_parse(const char *line, size_t len, struct record *r);
 /* Write @r as one line; 0, or -1 if @f has an error. */
 int record_write(FILE *f, const struct record *r);
 
+/*
+ * "/" or "/a/b": what cgroup paths from the cgroup2 mount look like (no
+ * empty, "." or ".." component, no trailing '/').
+ */
+bool record_path_canonical(const char *p);
+
 #endif

@@ -18,7 +18,9 @@
 #include "../format.h"
 #include "../parse.h"
 #include "../settings.h"
+#include "config.h"
 #include "log.h"
+#include "record.h"
 #include "rules.h"
 
 struct conf_file {
@@ -37,23 +39,10 @@ void rules_free(struct rules *rs)
 	rs->n = 0;
 }
 
-/* A cgroup path: absolute, no empty, "." or ".." component, no trailing '/'. */
+/* A cgroup path as the state file writes them, and one that fits. */
 static bool good_path(const char *p)
 {
-	const char *c, *end;
-
-	if (p[0] != '/' || strlen(p) >= PATH_MAX)
-		return false;
-	if (!p[1])
-		return true;
-	for (c = p + 1;; c = end + 1) {
-		end = strchrnul(c, '/');
-		if (end == c || (end - c == 1 && c[0] == '.') ||
-		    (end - c == 2 && c[0] == '.' && c[1] == '.'))
-			return false;
-		if (!*end)
-			return true;
-	}
+	return strlen(p) < PATH_MAX && record_path_canonical(p);
 }
 
 /* MIN or MAX: a duration up to 500ms, or "-" (0: none). */
@@ -158,13 +147,6 @@ static int load_file(const char *path, struct rules *rs)
 	return ret;
 }
 
-static int is_conf(const struct dirent *de)
-{
-	size_t n = strlen(de->d_name);
-
-	return de->d_name[0] != '.' && n > 5 && !strcmp(de->d_name + n - 5, ".conf");
-}
-
 /* Add the files of @dir to @fs, but for names already there; 0 or -1. */
 static int add_dir(const char *dir, struct conf_file **fs, int *n)
 {
@@ -172,7 +154,7 @@ static int add_dir(const char *dir, struct conf_file **fs, int *n)
 	struct conf_file *p;
 	int i, j, k, ret = 0;
 
-	k = scandir(dir, &names, is_conf, alphasort);
+	k = scandir(dir, &names, config_is_conf_file, alphasort);
 	if (k < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
