@@ -131,7 +131,7 @@ $(TESTDIR)/test_slack_hook: tests/kernel/test_slack_hook.c $(TEST_LIB) \
 .PHONY: $(CACHE)/selftest/timer_slack_bpf
 $(CACHE)/selftest/timer_slack_bpf:
 	@mkdir -p $(@D)
-	$(MAKE) -s -C $(SELFTEST) OUTPUT=$(@D) CLANG=$(CLANG) \
+	$(MAKE) -r -s -C $(SELFTEST) OUTPUT=$(@D) CLANG=$(CLANG) \
 		VMLINUX_BTF=$(KBUILD)/vmlinux BPFTOOL=$(BPFTOOL) LDFLAGS=-static
 
 $(TESTDIR)/timer_slack_bpf: $(CACHE)/selftest/timer_slack_bpf
