@@ -247,6 +247,8 @@ static int run(struct daemon *d)
 	if ((r = sd_event_default(&d->ev)) < 0 ||
 	    (r = sd_bus_open_system(&d->bus)) < 0 ||
 	    (r = sd_bus_attach_event(d->bus, d->ev, 0)) < 0 ||
+	    /* Pings WatchdogSec= of the unit at half its interval, if set. */
+	    (r = sd_event_set_watchdog(d->ev, true)) < 0 ||
 	    (r = sd_event_add_signal(d->ev, NULL, SIGTERM, NULL, NULL)) < 0 ||
 	    (r = sd_event_add_signal(d->ev, NULL, SIGINT, NULL, NULL)) < 0 ||
 	    (r = sd_event_add_signal(d->ev, NULL, SIGHUP, on_hup, d)) < 0 ||
