@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../compiler.h"
 #include "log.h"
 #include "power.h"
 
@@ -26,33 +27,36 @@ static const struct {
 #define UPOWER "org.freedesktop.UPower"
 #define UPOWER_PATH "/org/freedesktop/UPower"
 
+/* Follow who owns @name, and the properties of its object @path. */
+static int follow(sd_bus *bus, const char *name, const char *path,
+		  sd_bus_message_handler_t fn, void *data)
+{
+	char rule[256];
+	int r;
+
+	snprintf(rule, sizeof(rule),
+		 "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='%s'",
+		 name);
+	r = sd_bus_add_match(bus, NULL, rule, fn, data);
+	if (r < 0)
+		return r;
+	return sd_bus_match_signal(bus, NULL, NULL, path, "org.freedesktop.DBus.Properties",
+				   "PropertiesChanged", fn, data);
+}
+
 int power_subscribe(sd_bus *bus, struct power *p, sd_bus_message_handler_t fn, void *data)
 {
-	static const char *const names[] = { "org.freedesktop.UPower.PowerProfiles",
-					     "net.hadess.PowerProfiles", UPOWER };
-	static const char *const paths[] = { "/org/freedesktop/UPower/PowerProfiles",
-					     "/net/hadess/PowerProfiles", UPOWER_PATH };
-	char rule[512];
 	unsigned int i;
 	int r;
 
 	p->ppd = -1;
 	p->upower = -1;
-	for (i = 0; i < 3; i++) {
-		snprintf(rule, sizeof(rule),
-			 "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='%s'",
-			 names[i]);
-		r = sd_bus_add_match(bus, NULL, rule, fn, data);
-		if (r < 0)
-			return r;
-		snprintf(rule, sizeof(rule),
-			 "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path='%s'",
-			 paths[i]);
-		r = sd_bus_add_match(bus, NULL, rule, fn, data);
+	for (i = 0; i < ARRAY_SIZE(ppd); i++) {
+		r = follow(bus, ppd[i].name, ppd[i].path, fn, data);
 		if (r < 0)
 			return r;
 	}
-	return 0;
+	return follow(bus, UPOWER, UPOWER_PATH, fn, data);
 }
 
 /*

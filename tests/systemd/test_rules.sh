@@ -87,15 +87,20 @@ eq start/status_source "rule:$ETC/50-test.conf:2" "$(status_source /system.slice
 # tslackd (inotify on /system.slice), and new-cgroup walks are at most
 # 1 s apart, so the bound is 1 s; here the probe's 100 ms sleeps are
 # counted.
+# within_bound NAME WHAT FILE: the probe writing FILE slept with the rule's
+# slack within ten of its 100 ms sleeps (the bound is 1 s).
+within_bound() {
+	_n=$(sleeps_before "$3" "$RULE")
+	echo "# $2: $_n sleeps of 100 ms before the rule held"
+	if [ "$_n" != never ] && [ "$_n" -le 10 ]; then
+		pass "$1"
+	else
+		fail "$1" "$_n: $(tr '\n' ' ' <"$3")"
+	fi
+}
 pb=$(probe_file rule-b root)
 service_start rule-b.service "$(probe_cmd "$pb")"
-n=$(sleeps_before "$pb" "$RULE")
-echo "# a new unit: $n sleeps of 100 ms before the rule held"
-if [ "$n" != never ] && [ "$n" -le 10 ]; then
-	pass new/unit_gets_rule
-else
-	fail new/unit_gets_rule "$n: $(tr '\n' ' ' <"$pb")"
-fi
+within_bound new/unit_gets_rule "a new unit" "$pb"
 id1=$(stat -c %i "$CG/system.slice/rule-b.service")
 systemctl stop rule-b.service
 poll 10 test ! -d "$CG/system.slice/rule-b.service"
@@ -103,13 +108,7 @@ pb=$(probe_file rule-b2 root)
 service_start rule-b.service "$(probe_cmd "$pb")"
 id2=$(stat -c %i "$CG/system.slice/rule-b.service")
 [ "$id1" != "$id2" ] && pass restart/new_cgroup || fail restart/new_cgroup "$id1 = $id2"
-n=$(sleeps_before "$pb" "$RULE")
-echo "# the unit started again: $n sleeps of 100 ms before the rule held"
-if [ "$n" != never ] && [ "$n" -le 10 ]; then
-	pass restart/unit_gets_rule
-else
-	fail restart/unit_gets_rule "$n: $(tr '\n' ' ' <"$pb")"
-fi
+within_bound restart/unit_gets_rule "the unit started again" "$pb"
 pd=$(probe_file rule-d root)
 service_start rule-d.service "$(probe_cmd "$pd")"
 poll 10 has_lines "$pd" 5
