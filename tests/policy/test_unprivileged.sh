@@ -5,7 +5,7 @@
 # failures that must not hide: output errors, a value written during a
 # stats trial.
 . /usr/local/lib/tslack/harness.sh
-plan 14
+plan 15
 count() { tslackctl status | tail -n 1 | cut -d' ' -f5; }
 min() { tslackctl get "$@" | sed -n 's/^min_slack_ns //p'; }
 
@@ -33,6 +33,12 @@ eq "map/user_mkdirs_add_no_entry" 1 "$(count)"
 eq "map/new_cgroup_sleeps_with_parent_min" 20000000 "$(slack_in deleg/u7/n)"
 tslackctl set deleg 5ms
 eq "map/new_cgroup_follows_parent_down" 5000000 "$(slack_in deleg/u7/n)"
+# A user's cgroup name in list --json, once root gives it a setting:
+# quote, backslash and tab escaped, so that a script reads one string.
+name=$(printf 'q"u\\o\tte')
+tslack-probe as-user 1000 sh -c 'mkdir "$1/$2"' sh "$CG/deleg" "$name"
+tslackctl set "deleg/$name" 3ms
+eq "json/user_name_escaped" 1 "$(tslackctl list --json | grep -c -F '"/deleg/q\"u\\o\tte"')"
 undelegate
 
 # A small map: a user's cgroups under a minimum leave room for root's writes.
