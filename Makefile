@@ -39,7 +39,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 	-I$(LIBBPF_INC) -Ibpf
 
 TEST_LIB := tests/lib/harness.c tests/lib/sleep_paths.c
-KERNEL_TESTS := test_slack_hook timer_slack_bpf
+KERNEL_TESTS := test_slack_hook timer_slack_bpf timer_slack_align
 KSRC := $(CACHE)/linux-source-6.12
 SELFTEST := $(KSRC)/tools/testing/selftests/timer_slack
 POLICY_TESTS := $(patsubst tests/policy/%.sh,%,$(wildcard tests/policy/*.sh))
@@ -111,6 +111,8 @@ endef
 $(BUILD)/bpf/tslack.bpf.o: bpf/tslack.bpf.c bpf/tslack.h bpf/vmlinux.h
 	$(bpf_object)
 
+# v3 for the atomic exchange of the package wakeup count.
+$(BUILD)/bpf/tslack_top.bpf.o: BPF_CFLAGS += -mcpu=v3
 $(BUILD)/bpf/tslack_top.bpf.o: bpf/tslack_top.bpf.c bpf/vmlinux.h
 	$(bpf_object)
 
@@ -126,17 +128,17 @@ $(TESTDIR)/test_slack_hook: tests/kernel/test_slack_hook.c $(TEST_LIB) \
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_LIB) $(LDLIBS)
 
-# The series' own kselftest, built from the patched tree as a maintainer
+# The series' own kselftests, built from the patched tree as a maintainer
 # would, with our bpftool, statically for the VM. Its make is incremental.
-.PHONY: $(CACHE)/selftest/timer_slack_bpf
-$(CACHE)/selftest/timer_slack_bpf:
-	@mkdir -p $(@D)
-	$(MAKE) -r -s -C $(SELFTEST) OUTPUT=$(@D) CLANG=$(CLANG) \
+.PHONY: kselftest
+kselftest:
+	@mkdir -p $(CACHE)/selftest
+	$(MAKE) -r -s -C $(SELFTEST) OUTPUT=$(CACHE)/selftest CLANG=$(CLANG) \
 		VMLINUX_BTF=$(KBUILD)/vmlinux BPFTOOL=$(BPFTOOL) LDFLAGS=-static
 
-$(TESTDIR)/timer_slack_bpf: $(CACHE)/selftest/timer_slack_bpf
+$(TESTDIR)/timer_slack_bpf $(TESTDIR)/timer_slack_align: kselftest
 	@mkdir -p $(@D)
-	install -m 0755 $< $@
+	install -m 0755 $(CACHE)/selftest/$(@F) $@
 
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
 TSLACKCTL_SRCS := $(wildcard src/*.c)
@@ -190,11 +192,15 @@ $(TESTDIR)/%: tests/policy/%.sh
 	install -m 0755 $< $@
 
 $(VMROOT)/usr/local/bin/tslack-bench: bench/tslack-bench.c src/interrupts.c \
-		$(BUILD)/skel/const_slack.skel.h
+		$(BUILD)/skel/const_slack.skel.h $(BUILD)/skel/tslack_top.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< src/interrupts.c $(LDLIBS)
 
 $(VMROOT)/usr/local/bin/tslack-run-bench: bench/run-bench.sh
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+
+$(VMROOT)/usr/local/bin/tslack-run-align: bench/run-align.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
@@ -236,7 +242,7 @@ vmroot: $(addprefix $(TESTDIR)/,$(KERNEL_TESTS) $(POLICY_TESTS)) \
 	$(VMROOT)/usr/local/bin/tslack-probe \
 	$(VMROOT)/usr/local/bin/tslack-run-tests $(VMROOT)/usr/local/bin/bpftool \
 	$(VMROOT)/usr/local/bin/tslack-demo $(VMROOT)/usr/local/bin/tslack-bench \
-	$(VMROOT)/usr/local/bin/tslack-run-bench $(VMROOT)/usr/local/bin/tslack-stress \
+	$(VMROOT)/usr/local/bin/tslack-run-bench $(VMROOT)/usr/local/bin/tslack-run-align $(VMROOT)/usr/local/bin/tslack-stress \
 	$(VMROOT)/usr/local/lib/tslack/harness.sh $(VMROOT)/usr/local/lib/tslack/nohook.btf \
 	$(EXPECTED_FILES) \
 	$(addprefix $(SYSTEMD_TESTDIR)/,$(SYSTEMD_TESTS)) $(VMROOT)/usr/local/lib/tslack/systemd-lib.sh
