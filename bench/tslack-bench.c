@@ -14,10 +14,14 @@
  *	trip is two sleeps that ask for their slack. SPIN as above (0: a
  *	trivial policy). The median of 7 runs, and the policy's calls.
  *   tslack-bench sleepers NPROC SECONDS PERIOD_MS [PROC_SLACK_NS]
- *	NPROC processes sleep PERIOD_MS (+-20% jitter) in a loop; prints
- *	process wakeups and timer interrupts (LOC) per second. With
- *	PROC_SLACK_NS, it is first written to each one's
- *	/proc/PID/timerslack_ns, the upstream way.
+ *	NPROC processes, process i on CPU i modulo the CPUs online, sleep
+ *	PERIOD_MS (+-20% jitter) in a loop; prints process wakeups, timer
+ *	interrupts (LOC, all CPUs) and package wakeups (CPUs leaving idle,
+ *	those within 200 us of each other once; tslackctl top's counter)
+ *	per second, then the mean and the largest lateness of a sleep in
+ *	ms (how much later than asked it returned). With PROC_SLACK_NS, it
+ *	is first written to each one's /proc/PID/timerslack_ns, the
+ *	upstream way.
  */
 #define _GNU_SOURCE
 #include <poll.h>
@@ -33,6 +37,7 @@
 
 #include "const_slack.skel.h"
 #include "interrupts.h"
+#include "tslack_top.skel.h"
 
 static double now_s(void)
 {
@@ -194,36 +199,57 @@ static int run(int (*fn)(long n), long n, const char *spin)
 	return ret;
 }
 
-static void sleeper(double seconds, long period_ms, int go, int out)
+/* What each sleeper sends back. */
+struct sleeps {
+	long n;
+	double late_ns, max_late_ns;
+};
+
+static void sleeper(int cpu, double seconds, long period_ms, int go, int out)
 {
-	double end;
-	long n = 0;
+	struct sleeps r = { 0 };
+	cpu_set_t set;
+	double end, t;
 	char c;
 
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
 	srand(getpid());
-	if (read(go, &c, 1) != 1)
+	if (sched_setaffinity(0, sizeof(set), &set) || read(go, &c, 1) != 1)
 		_exit(1);
-	for (end = now_s() + seconds; now_s() < end; n++) {
+	for (end = now_s() + seconds; (t = now_s()) < end; r.n++) {
 		long ns = period_ms * 1000000L;
 		struct timespec ts;
+		double late;
 
 		ns += (rand() % 41 - 20) * ns / 100;
 		ts = (struct timespec){ ns / 1000000000L, ns % 1000000000L };
 		nanosleep(&ts, NULL);
+		late = (now_s() - t) * 1e9 - ns;
+		r.late_ns += late;
+		if (late > r.max_late_ns)
+			r.max_late_ns = late;
 	}
-	if (write(out, &n, sizeof(n)) != sizeof(n))
+	if (write(out, &r, sizeof(r)) != sizeof(r))
 		_exit(1);
 	_exit(0);
 }
 
 static int sleepers(int nproc, double seconds, long period_ms, const char *proc_slack)
 {
-	int go[2], out[2], i;
+	int go[2], out[2], i, ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct sleeps all = { 0 }, r;
+	struct tslack_top_bpf *top;
 	unsigned long long irq0;
-	long total = 0, n;
+	__u64 pkg0;
 	double t0;
 	pid_t pid;
 
+	top = tslack_top_bpf__open_and_load();
+	if (!top || tslack_top_bpf__attach(top)) {
+		perror("loading the package wakeup counter");
+		return 1;
+	}
 	if (pipe(go) || pipe(out)) {
 		perror("pipe");
 		return 1;
@@ -231,7 +257,7 @@ static int sleepers(int nproc, double seconds, long period_ms, const char *proc_
 	for (i = 0; i < nproc; i++) {
 		pid = fork();
 		if (pid == 0)
-			sleeper(seconds, period_ms, go[0], out[1]);
+			sleeper(i % ncpus, seconds, period_ms, go[0], out[1]);
 		if (pid < 0) {
 			perror("fork");
 			return 1;
@@ -249,19 +275,30 @@ static int sleepers(int nproc, double seconds, long period_ms, const char *proc_
 		}
 	}
 	irq0 = local_timer_interrupts();
+	pkg0 = top->bss->package_wakeups;
 	t0 = now_s();
 	for (i = 0; i < nproc; i++)
 		if (write(go[1], "g", 1) != 1)
 			return 1;
+	/* No sleepers: what the machine does alone, for @seconds. */
+	if (!nproc)
+		usleep(seconds * 1e6);
 	for (i = 0; i < nproc; i++) {
-		if (read(out[0], &n, sizeof(n)) != sizeof(n))
+		if (read(out[0], &r, sizeof(r)) != sizeof(r))
 			return 1;
-		total += n;
+		all.n += r.n;
+		all.late_ns += r.late_ns;
+		if (r.max_late_ns > all.max_late_ns)
+			all.max_late_ns = r.max_late_ns;
 	}
 	t0 = now_s() - t0;
+	printf("%.1f %.1f %.1f %.2f %.2f\n", all.n / t0,
+	       (local_timer_interrupts() - irq0) / t0,
+	       (top->bss->package_wakeups - pkg0) / t0,
+	       all.n ? all.late_ns / all.n / 1e6 : 0, all.max_late_ns / 1e6);
 	while (wait(NULL) > 0)
 		;
-	printf("%.1f %.1f\n", total / t0, (local_timer_interrupts() - irq0) / t0);
+	tslack_top_bpf__destroy(top);
 	return 0;
 }
 

@@ -6,6 +6,8 @@
  * only while top or stats runs, and it changes nothing the policy does.
  * Not counted: timerfd, POSIX timers and itimers, which wake through other
  * callbacks, and sleeps that end before their timer (a wakeup by data).
+ * And the CPUs' wakeups from idle, with those of several CPUs that come
+ * together counted once.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -56,6 +58,35 @@ int BPF_PROG(count_wakeup, struct hrtimer *timer)
 	}
 	if (n)
 		(*n)++;
+	return 0;
+}
+
+/*
+ * Package wakeups, what PowerTOP users watch: a CPU leaving idle counts
+ * unless another one left idle less than PACKAGE_WINDOW_NS before it, so
+ * that CPUs woken together count once. Exchanged atomically: on real
+ * hardware CPUs do leave idle at the same instant.
+ */
+#define PACKAGE_WINDOW_NS	200000
+/* trace_cpu_idle()'s state when a CPU leaves idle (PWR_EVENT_EXIT). */
+#define IDLE_EXIT		((unsigned int)-1)
+
+__u64 last_idle_exit;
+__u64 package_wakeups;
+__u64 idle_exits;
+
+SEC("tp_btf/cpu_idle")
+int BPF_PROG(count_idle_exit, unsigned int state, unsigned int cpu)
+{
+	__u64 now, prev;
+
+	if (state != IDLE_EXIT)
+		return 0;
+	now = bpf_ktime_get_ns();
+	prev = __sync_lock_test_and_set(&last_idle_exit, now);
+	if (now - prev >= PACKAGE_WINDOW_NS)
+		__sync_fetch_and_add(&package_wakeups, 1);
+	__sync_fetch_and_add(&idle_exits, 1);
 	return 0;
 }
 

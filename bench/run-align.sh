@@ -1,0 +1,29 @@
+#!/bin/sh
+# make bench, inside the VM, once per vCPU count: 16 sleepers (10 ms
+# +-20%, process i on CPU i modulo the CPUs) at 50 ms of slack, per-task
+# (/proc/PID/timerslack_ns) against tslack on their cgroup, aligned (the
+# default) and not (attach --no-align). One "RESULT name wakeups/s LOC/s
+# package-wakeups/s mean-late-ms max-late-ms" line per run; the repeats
+# interleave the three.
+R=${1:-5}
+SECONDS_PER_RUN=${2:-5}
+
+. /usr/local/lib/tslack/harness.sh
+res() { echo "RESULT $*"; }
+# As in run-bench.sh: let the deferred work of an attach or a set finish.
+sleepers() {
+	sleep 2
+	in_cg wk tslack-bench sleepers 16 "$SECONDS_PER_RUN" 10 "$@"
+}
+
+res cpus "$(grep -c ^processor /proc/cpuinfo)"
+tslackctl detach >/dev/null 2>&1
+mkdir -p "$CG/wk"
+for r in $(seq 1 "$R"); do
+	res pertask "$(sleepers 50000000)"
+	tslackctl attach && tslackctl set wk 50ms || exit 1
+	res aligned "$(sleepers)"
+	tslackctl detach && tslackctl attach --no-align && tslackctl set wk 50ms || exit 1
+	res plain "$(sleepers)"
+	tslackctl detach || exit 1
+done
