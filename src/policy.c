@@ -217,6 +217,58 @@ bool policy_kernel_has_hook(void)
 	return found;
 }
 
+/*
+ * TIMER_SLACK_ALIGN as this kernel defines it, or 0 if it cannot align
+ * (a kernel without the series' alignment patch): asked of its BTF.
+ */
+__u64 policy_kernel_align_flag(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	const struct btf_enum64 *e64;
+	const struct btf_enum *e;
+	__u64 flag = 0;
+	int id, i;
+
+	id = btf ? btf__find_by_name_kind(btf, "timer_slack_ops_flags", BTF_KIND_ENUM) : -1;
+	if (id < 0 && btf)
+		id = btf__find_by_name_kind(btf, "timer_slack_ops_flags", BTF_KIND_ENUM64);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	for (i = 0; t && i < btf_vlen(t); i++) {
+		if (btf_is_enum(t)) {
+			e = btf_enum(t) + i;
+			if (!strcmp(btf__name_by_offset(btf, e->name_off), "TIMER_SLACK_ALIGN"))
+				flag = (__u32)e->val;
+		} else {
+			e64 = btf_enum64(t) + i;
+			if (!strcmp(btf__name_by_offset(btf, e64->name_off), "TIMER_SLACK_ALIGN"))
+				flag = btf_enum64_value(e64);
+		}
+	}
+	btf__free(btf);
+	return flag;
+}
+
+/* Set the flags of the policy's struct_ops before it is loaded; 0, or -errno. */
+static int set_ops_flags(struct tslack_bpf *skel, __u64 flags)
+{
+	const struct btf *btf = bpf_object__btf(skel->obj);
+	const struct btf_member *m;
+	const struct btf_type *t;
+	int id, i;
+
+	id = btf__find_by_name_kind(btf, "timer_slack_ops", BTF_KIND_STRUCT);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	for (i = 0, m = t ? btf_members(t) : NULL; t && i < btf_vlen(t); i++, m++) {
+		if (strcmp(btf__name_by_offset(btf, m->name_off), "flags"))
+			continue;
+		memcpy((char *)skel->struct_ops.tslack + btf_member_bit_offset(t, i) / 8,
+		       &flags, sizeof(flags));
+		return 0;
+	}
+	return flags ? -EOPNOTSUPP : 0;
+}
+
 static const char no_hook[] =
 	"%s: this kernel has no timer_slack_ops: boot one with the tslack patches (CONFIG_TIMER_SLACK_BPF=y)\n";
 
@@ -467,7 +519,7 @@ static __u64 max_age_jiffies(void)
 
 /* Load, attach and pin in @bpffs's private directory @tmp; 0, or -1. */
 static int load_and_pin(int bpffs, const struct stat *root, const char *tmp,
-			unsigned int max_cgroups)
+			unsigned int max_cgroups, bool align)
 {
 	struct tslack_bpf *skel;
 	unsigned int i;
@@ -480,6 +532,8 @@ static int load_and_pin(int bpffs, const struct stat *root, const char *tmp,
 	}
 	skel->rodata->max_age_jiffies = max_age_jiffies();
 	err = bpf_map__set_max_entries(skel->maps.settings, max_cgroups);
+	if (!err)
+		err = set_ops_flags(skel, align ? policy_kernel_align_flag() : 0);
 	if (!err)
 		err = tslack_bpf__load(skel);
 	if (err) {
@@ -532,7 +586,7 @@ out:
 	return err ? -1 : 0;
 }
 
-int policy_attach(unsigned int max_cgroups)
+int policy_attach(unsigned int max_cgroups, bool align)
 {
 	char tmp[64];
 	struct stat root;
@@ -559,7 +613,7 @@ int policy_attach(unsigned int max_cgroups)
 		remove_dead_attaches(bpffs, &root);
 		/* bpffs refuses dots in names. */
 		snprintf(tmp, sizeof(tmp), ATTACHING_PREFIX "%d", getpid());
-		err = load_and_pin(bpffs, &root, tmp, max_cgroups);
+		err = load_and_pin(bpffs, &root, tmp, max_cgroups, align);
 	}
 	close(bpffs);
 	return err;

@@ -20,10 +20,14 @@
 #define TSLACK_INVALIDATE_PIN TSLACK_PIN_DIR "/invalidate"
 
 /*
- * Load, attach and pin the policy, with room for @max_cgroups settings.
- * 0, or -1 after printing why.
+ * Load, attach and pin the policy, with room for @max_cgroups settings;
+ * with @align, the sleeps it slows down go on a grid shared by all CPUs
+ * if the kernel can do that. 0, or -1 after printing why.
  */
-int policy_attach(unsigned int max_cgroups);
+int policy_attach(unsigned int max_cgroups, bool align);
+
+/* The kernel's TIMER_SLACK_ALIGN, or 0 if it cannot align sleeps. */
+__u64 policy_kernel_align_flag(void);
 
 /*
  * Detach the policy and unpin everything, also what a killed attach or

@@ -41,7 +41,8 @@ static const char usage_text[] =
 	"Set the minimum timer slack of cgroup v2 subtrees with a BPF policy.\n"
 	"\n"
 	"Commands:\n"
-	"  attach [--max-cgroups=N]   load the policy and pin it in " TSLACK_PIN_DIR "\n"
+	"  attach [--max-cgroups=N] [--no-align]\n"
+	"                             load the policy and pin it in " TSLACK_PIN_DIR "\n"
 	"  detach                     remove the policy and every setting\n"
 	"  status [--json]            whether it is attached, how many settings\n"
 	"  supported                  whether this kernel has the hook (exit 0),\n"
@@ -109,14 +110,14 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 
 /* What a command accepts, parsed by parse_options(). */
 struct opts {
-	bool json, max, batch, fix;
+	bool json, max, batch, fix, no_align;
 	const char *id, *pid, *max_cgroups, *iterations, *delay, *depth, *sort, *period, *slack;
 };
 
 enum {
 	OPT_JSON = 'j', OPT_MAX = 'm', OPT_ID = 'i', OPT_PID = 'p', OPT_MAX_CGROUPS = 'c',
 	OPT_BATCH = 'b', OPT_ITERATIONS = 'n', OPT_DELAY = 'd', OPT_DEPTH = 'D',
-	OPT_SORT = 'S', OPT_FOR = 'F', OPT_SLACK = 's', OPT_FIX = 'x',
+	OPT_SORT = 'S', OPT_FOR = 'F', OPT_SLACK = 's', OPT_FIX = 'x', OPT_NO_ALIGN = 'A',
 };
 
 static const struct option all_options[] = {
@@ -134,6 +135,7 @@ static const struct option all_options[] = {
 	{ "for", required_argument, NULL, OPT_FOR },
 	{ "slack", required_argument, NULL, OPT_SLACK },
 	{ "fix", no_argument, NULL, OPT_FIX },
+	{ "no-align", no_argument, NULL, OPT_NO_ALIGN },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -202,6 +204,9 @@ static int parse_options(int argc, char **argv, const char *allowed, struct opts
 			break;
 		case OPT_MAX_CGROUPS:
 			o->max_cgroups = optarg;
+			break;
+		case OPT_NO_ALIGN:
+			o->no_align = true;
 			break;
 		case OPT_BATCH:
 			o->batch = true;
@@ -288,12 +293,12 @@ static int cmd_attach(int argc, char **argv __always_unused, const struct opts *
 	char err[512];
 
 	if (optind != argc)
-		return usage_error("usage: tslackctl attach [--max-cgroups=N]");
+		return usage_error("usage: tslackctl attach [--max-cgroups=N] [--no-align]");
 	if (o->max_cgroups && parse_count(o->max_cgroups, 1 << 24, &max, err, sizeof(err)))
 		return usage_error("--max-cgroups: %s", err);
 	if (!may_change_policy())
 		return EXIT_RUNTIME;
-	return policy_attach(max) ? EXIT_RUNTIME : 0;
+	return policy_attach(max, !o->no_align) ? EXIT_RUNTIME : 0;
 }
 
 static int cmd_detach(int argc, char **argv __always_unused,
@@ -913,7 +918,7 @@ static const struct {
 	const char *options;
 	int (*fn)(int argc, char **argv, const struct opts *o);
 } commands[] = {
-	{ "attach", "c", cmd_attach },	{ "detach", "", cmd_detach },
+	{ "attach", "cA", cmd_attach },	{ "detach", "", cmd_detach },
 	{ "status", "j", cmd_status },	{ "set", "mi", cmd_set },
 	{ "exempt", "i", cmd_exempt },	{ "get", "jip", cmd_get },
 	{ "list", "j", cmd_list },	{ "check", "jx", cmd_check },
