@@ -38,6 +38,13 @@ int measure_lateness(const struct sleep_path *path, uint64_t req_ns,
 		     unsigned int samples, int64_t *median, bool *early);
 
 /*
+ * The same, and with @grid_ns the median distance of a sleep's end past a
+ * multiple of @grid_ns, in @off_grid.
+ */
+int measure_sleeps(const struct sleep_path *path, uint64_t req_ns, unsigned int samples,
+		   uint64_t grid_ns, int64_t *median, bool *early, int64_t *off_grid);
+
+/*
  * Report, for every path, whether a 1 ms sleep oversleeps as @slack_ns,
  * a policy's answer, says: by at least half of it for the paths that use
  * the slack, the task's or a policy's (slack lets a timer fire anywhere up
@@ -46,6 +53,13 @@ int measure_lateness(const struct sleep_path *path, uint64_t req_ns,
  * early. Names are "@phase/path".
  */
 void check_sleep_paths(const char *phase, uint64_t slack_ns, uint64_t scale_ns);
+
+/*
+ * The same with a policy that aligns its slack @slack_ns: every sleep that
+ * uses a slack ends at a multiple of it, plus the wakeup's latency (at
+ * most a tenth of it), never early nor more than the slack late.
+ */
+void check_aligned_sleep_paths(const char *phase, uint64_t slack_ns);
 
 /*
  * Sleep @period_ns at a time through every path in turn for @ns. Returns

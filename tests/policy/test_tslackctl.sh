@@ -4,7 +4,7 @@
 # id and by bpftool alone, cleanup, and oversleep under the policy on
 # every sleep path.
 . /usr/local/lib/tslack/harness.sh
-plan 97
+plan 117
 get() { tslackctl get "$@" | tr '\n' ' '; }
 setting() { echo "min_slack_ns $1 max_slack_ns $2 effective_slack_ns $3 "; }
 
@@ -192,8 +192,9 @@ expect_file "list/json" list.json "$(tslackctl list --json | norm "$(stat -c %i 
 	"$(stat -c %i $CG/t1)" ID_T1 "$(stat -c %i $CG/t2)" ID_T2)"
 eq "dump/named_fields" 1 "$(bpftool map dump pinned "$MAP" | grep -c '"min_slack_ns": 30000000')"
 
-# Every sleep path oversleeps by the cgroup's slack.
-in_cg s tslack-probe sleeps cgroup 30000000
+# Every sleep path oversleeps by the cgroup's slack, to the next multiple
+# of it: attach aligns by default (--no-align below).
+in_cg s tslack-probe sleeps cgroup 30000000 aligned
 
 # Edges: 1 ns is below the own slack; 0 removes the entry; 500 ms is the
 # most tslackctl sets.
@@ -216,6 +217,12 @@ tslackctl set f/1 1ms && tslackctl set f/2 1ms
 expect_error "bad/map_full" 1 "tslackctl: the map is full: detach, then attach with a larger --max-cgroups" \
 	tslackctl set f/3 1ms
 eq "bad/map_full_nothing_set" "$(setting 0 0 0)" "$(get f/3)"
+
+# With --no-align, every sleep path oversleeps by about all of the slack.
+tslackctl detach
+tslackctl attach --no-align && tslackctl set f/1 30ms
+eq "attach/no_align" 0 "$?"
+in_cg f/1 tslack-probe sleeps plain 30000000
 
 # Detach restores stock behaviour.
 tslackctl set f/1 9ms
