@@ -19,8 +19,8 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
-#include "../format.h"
-#include "../policy.h"
+#include "../lib/format.h"
+#include "../lib/policy.h"
 #include "config.h"
 #include "log.h"
 #include "logind.h"
