@@ -135,16 +135,22 @@ static void keep(char *to, size_t len, const char *msg)
 		snprintf(to, len, "%.*s", (int)strcspn(msg, "\n"), msg);
 }
 
-void say(const char *fmt, ...)
+static void vsay(const char *fmt, va_list ap)
 {
 	char msg[1024];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fprintf(stderr, "tslackctl: %s\n", msg);
+	keep(kept.first, sizeof(kept.first), msg);
+}
+
+void say(const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsay(fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "tslackctl: %s\n", msg);
-	keep(kept.first, sizeof(kept.first), msg);
 }
 
 int fail(const struct tslack_err *e)
@@ -164,13 +170,11 @@ int fail_errno(const char *what, int err)
 
 int usage_error(const char *fmt, ...)
 {
-	char msg[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsay(fmt, ap);
 	va_end(ap);
-	say("%s", msg);
 	fputs("Try 'tslackctl --help'.\n", stderr);
 	return EXIT_USAGE;
 }

@@ -14,22 +14,23 @@
 #include "tslackctl.h"
 
 /* The cgroup is found by find_cgroup(), after every other argument is checked. */
-int check_cgroup_arg(int argc, const struct opts *o, uint64_t *id)
+int check_cgroup_arg(int argc, const struct opts *o, uint64_t *id, bool last)
 {
 	char err[512];
 
 	if (o->id) {
 		if (parse_cgroup_id(o->id, id, err, sizeof(err)))
 			return usage_error("%s", err);
-		return 0;
-	}
-	if (optind >= argc)
+	} else if (optind++ >= argc) {
 		return usage_error("missing CGROUP");
-	optind++;
+	}
+	if (last && optind != argc)
+		return usage_error("too many arguments");
 	return 0;
 }
 
-int find_cgroup(const char *path, const struct opts *o, uint64_t id, struct cgroup *cg)
+int find_cgroup(const char *path, const struct opts *o, uint64_t id, bool change,
+		struct cgroup *cg)
 {
 	char err[512];
 	int ret;
@@ -38,19 +39,32 @@ int find_cgroup(const char *path, const struct opts *o, uint64_t id, struct cgro
 		    : cgroup_by_path(path, cg, err, sizeof(err));
 	if (ret)
 		say("%s", err);
+	else if (change && !may_change_policy())
+		ret = -1;
 	return ret ? EXIT_RUNTIME : 0;
+}
+
+int check_slack(const char *arg, const char *opt, uint64_t *ns)
+{
+	char err[512], buf[32];
+
+	if (parse_duration_ns(arg, ns, err, sizeof(err)))
+		return opt ? usage_error("%s: %s", opt, err) : usage_error("%s", err);
+	if (*ns > TSLACK_MAX_NS)
+		return usage_error("'%s' is more than the %s a policy may impose", arg,
+				   format_ns(buf, sizeof(buf), TSLACK_MAX_NS));
+	return 0;
 }
 
 static int set_field(int argc, char **argv, const struct opts *o, bool max, const char *slack)
 {
-	char err[512], buf[32];
 	struct tslack_err e = {};
 	struct cgroup cg;
 	uint64_t id = 0, ns;
 	int ret, first;
 
 	first = optind;
-	ret = check_cgroup_arg(argc, o, &id);
+	ret = check_cgroup_arg(argc, o, &id, false);
 	if (ret)
 		return ret;
 	if (!slack) {
@@ -60,16 +74,12 @@ static int set_field(int argc, char **argv, const struct opts *o, bool max, cons
 	}
 	if (optind != argc)
 		return usage_error("too many arguments");
-	if (parse_duration_ns(slack, &ns, err, sizeof(err)))
-		return usage_error("%s", err);
-	if (ns > TSLACK_MAX_NS)
-		return usage_error("'%s' is more than the %s a policy may impose", slack,
-				   format_ns(buf, sizeof(buf), TSLACK_MAX_NS));
-	ret = find_cgroup(argv[first], o, id, &cg);
+	ret = check_slack(slack, NULL, &ns);
 	if (ret)
 		return ret;
-	if (!may_change_policy())
-		return EXIT_RUNTIME;
+	ret = find_cgroup(argv[first], o, id, true, &cg);
+	if (ret)
+		return ret;
 	return settings_apply(&cg, max, ns, &e) ? fail(&e) : 0;
 }
 
@@ -116,12 +126,10 @@ int cmd_get(int argc, char **argv, const struct opts *o)
 		return get_pid(o->pid, o->json);
 	}
 	first = optind;
-	ret = check_cgroup_arg(argc, o, &id);
+	ret = check_cgroup_arg(argc, o, &id, true);
 	if (ret)
 		return ret;
-	if (optind != argc)
-		return usage_error("too many arguments");
-	ret = find_cgroup(argv[first], o, id, &cg);
+	ret = find_cgroup(argv[first], o, id, false, &cg);
 	if (ret)
 		return ret;
 	/* Not attached: no setting applies, and none is shown. */

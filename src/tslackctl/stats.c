@@ -169,16 +169,14 @@ out:
 int cmd_stats(int argc, char **argv, const struct opts *o)
 {
 	uint64_t id = 0, ns = 10000000000ULL, slack;
-	char err[512], buf[32];
 	struct cgroup cg;
+	char err[512];
 	int ret, first;
 
 	first = optind;
-	ret = check_cgroup_arg(argc, o, &id);
+	ret = check_cgroup_arg(argc, o, &id, true);
 	if (ret)
 		return ret;
-	if (optind != argc)
-		return usage_error("too many arguments");
 	if (o->period) {
 		if (parse_duration_ns(o->period, &ns, err, sizeof(err)))
 			return usage_error("--for: %s", err);
@@ -186,16 +184,12 @@ int cmd_stats(int argc, char **argv, const struct opts *o)
 			return usage_error("--for: '%s' is not from 100ms to 1h", o->period);
 	}
 	if (o->slack) {
-		if (parse_duration_ns(o->slack, &slack, err, sizeof(err)))
-			return usage_error("--slack: %s", err);
-		if (slack > TSLACK_MAX_NS)
-			return usage_error("'%s' is more than the %s a policy may impose", o->slack,
-					   format_ns(buf, sizeof(buf), TSLACK_MAX_NS));
+		ret = check_slack(o->slack, "--slack", &slack);
+		if (ret)
+			return ret;
 	}
-	ret = find_cgroup(argv[first], o, id, &cg);
+	ret = find_cgroup(argv[first], o, id, true, &cg);
 	if (ret)
 		return ret;
-	if (!may_change_policy())
-		return EXIT_RUNTIME;
 	return stats_run(&cg, ns, o->slack ? &slack : NULL, o->json) ? EXIT_RUNTIME : 0;
 }

@@ -51,12 +51,23 @@ bool may_change_policy(void);
 
 /*
  * The CGROUP of a command: --id=ID (into *@id), or one path operand at
- * argv[optind], which it passes. Usage errors only: an exit status, or 0.
+ * argv[optind], which it passes; with @last, nothing may follow. Usage
+ * errors only: an exit status, or 0.
  */
-int check_cgroup_arg(int argc, const struct opts *o, uint64_t *id);
+int check_cgroup_arg(int argc, const struct opts *o, uint64_t *id, bool last);
 
-/* Find the CGROUP check_cgroup_arg() checked: 0 or an exit status. */
-int find_cgroup(const char *path, const struct opts *o, uint64_t id, struct cgroup *cg);
+/*
+ * A SLACK (of option @opt, NULL for an operand) into *@ns: a duration no
+ * more than the kernel's cap. 0, or the exit status of a usage error.
+ */
+int check_slack(const char *arg, const char *opt, uint64_t *ns);
+
+/*
+ * Find the CGROUP check_cgroup_arg() checked; with @change, refuse a
+ * caller who may not change its setting. 0 or an exit status.
+ */
+int find_cgroup(const char *path, const struct opts *o, uint64_t id, bool change,
+		struct cgroup *cg);
 
 /* The commands: argv[0] is the command, optind at its first operand. */
 typedef int cmd_fn(int argc, char **argv, const struct opts *o);
