@@ -40,8 +40,7 @@ static int restore(const struct cgroup *cg, uint64_t trial, uint64_t old)
 	return ret;
 }
 
-static void __attribute__((noreturn)) guard_child(int fd, const struct cgroup *cg,
-						  uint64_t trial)
+static void __noreturn guard_child(int fd, const struct cgroup *cg, uint64_t trial)
 {
 	uint64_t old;
 	char done;

@@ -138,7 +138,9 @@ static int on_cgroup(sd_bus_message *m, void *data, sd_bus_error *ret_error)
 
 	(void)ret_error;
 	r = error_of(m, &why);
-	if (!r && (r = sd_bus_message_read(m, "v", "s", &val)) >= 0)
+	if (!r)
+		r = sd_bus_message_read(m, "v", "s", &val) ?: -EBADMSG;
+	if (r > 0)
 		snprintf(c->cg, c->len, "%s", val);
 	return unit_done(c, r < 0 ? r : 0, why);
 }
@@ -155,7 +157,7 @@ static int on_unit(sd_bus_message *m, void *data, sd_bus_error *ret_error)
 	if (r && sd_bus_message_is_method_error(m, SYSTEMD1 ".NoSuchUnit"))
 		return unit_done(c, 0, NULL);
 	if (!r)
-		r = sd_bus_message_read(m, "o", &path);
+		r = sd_bus_message_read(m, "o", &path) ?: -EBADMSG;
 	if (r < 0)
 		return unit_done(c, r, why);
 	iface = strstr(c->unit, ".scope") ? SYSTEMD1 ".Scope" : SYSTEMD1 ".Service";
