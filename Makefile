@@ -141,8 +141,10 @@ $(TESTDIR)/timer_slack_bpf $(TESTDIR)/timer_slack_align: kselftest
 	install -m 0755 $(CACHE)/selftest/$(@F) $@
 
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
-TSLACKCTL_SRCS := $(wildcard src/*.c)
-$(BUILD)/tslackctl: $(TSLACKCTL_SRCS) $(wildcard src/*.h) bpf/tslack.h \
+# src/lib: what tslackctl and tslackd share; src/tslackctl: its commands.
+LIB_SRCS := $(wildcard src/lib/*.c)
+TSLACKCTL_SRCS := $(wildcard src/tslackctl/*.c) $(LIB_SRCS)
+$(BUILD)/tslackctl: $(TSLACKCTL_SRCS) $(wildcard src/lib/*.h src/tslackctl/*.h) bpf/tslack.h \
 		$(BUILD)/skel/tslack.skel.h $(BUILD)/skel/tslack_top.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -DTSLACK_VERSION='"$(VERSION)"' $(LDFLAGS) -o $@ \
@@ -151,9 +153,8 @@ $(BUILD)/tslackctl: $(TSLACKCTL_SRCS) $(wildcard src/*.h) bpf/tslack.h \
 # tslackd: sd-bus has no static library in Debian, so libsystemd is linked
 # dynamically (every systemd system has it), and with STATIC=1 the rest
 # statically.
-TSLACKD_SRCS := $(wildcard src/tslackd/*.c) src/policy.c src/settings.c src/cgroup.c \
-	src/parse.c src/format.c
-$(BUILD)/tslackd: $(TSLACKD_SRCS) $(wildcard src/*.h src/tslackd/*.h) bpf/tslack.h \
+TSLACKD_SRCS := $(wildcard src/tslackd/*.c) $(filter-out src/lib/json.c src/lib/interrupts.c,$(LIB_SRCS))
+$(BUILD)/tslackd: $(TSLACKD_SRCS) $(wildcard src/lib/*.h src/tslackd/*.h) bpf/tslack.h \
 		$(BUILD)/skel/tslack.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -DTSLACK_VERSION='"$(VERSION)"' \
@@ -191,10 +192,10 @@ $(TESTDIR)/%: tests/policy/%.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
-$(VMROOT)/usr/local/bin/tslack-bench: bench/tslack-bench.c src/interrupts.c \
+$(VMROOT)/usr/local/bin/tslack-bench: bench/tslack-bench.c src/lib/interrupts.c \
 		$(BUILD)/skel/const_slack.skel.h $(BUILD)/skel/tslack_top.skel.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< src/interrupts.c $(LDLIBS)
+	$(CC) $(CFLAGS) -Isrc/lib $(LDFLAGS) -o $@ $< src/lib/interrupts.c $(LDLIBS)
 
 $(VMROOT)/usr/local/bin/tslack-run-bench: bench/run-bench.sh
 	@mkdir -p $(@D)
@@ -272,7 +273,7 @@ install:
 	$(MAKE) programs
 	install -D -m 0755 $(BUILD)/tslackctl $(DESTDIR)$(SBINDIR)/tslackctl
 	install -D -m 0755 $(BUILD)/tslackd $(DESTDIR)$(SBINDIR)/tslackd
-	install -D -m 0644 src/tslackctl.8 $(DESTDIR)$(MANDIR)/man8/tslackctl.8
+	install -D -m 0644 src/tslackctl/tslackctl.8 $(DESTDIR)$(MANDIR)/man8/tslackctl.8
 	install -D -m 0644 src/tslackd/tslackd.8 $(DESTDIR)$(MANDIR)/man8/tslackd.8
 	install -D -m 0644 dist/tslackctl.bash $(DESTDIR)$(BASHCOMPDIR)/tslackctl
 	install -d $(DESTDIR)$(UNITDIR)
@@ -298,6 +299,7 @@ test: tools
 	tests/fuzz/run $(or $(FUZZ_SECONDS),20) > $(BUILD)/host-results.txt || true
 	tests/host/test_install.sh >> $(BUILD)/host-results.txt || true
 	tests/host/test_commands.sh >> $(BUILD)/host-results.txt || true
+	tests/host/test_usage.sh >> $(BUILD)/host-results.txt || true
 	tests/host/test_deb.sh >> $(BUILD)/host-results.txt || true
 	tests/host/test_kernel_deb.sh >> $(BUILD)/host-results.txt || true
 	vmtest/build-rootfs || true

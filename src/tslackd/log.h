@@ -10,7 +10,7 @@
 
 #include <systemd/sd-daemon.h>
 
-#include "../compiler.h"
+#include "../lib/compiler.h"
 
 /* Print "tslackd: " and @fmt as one line at priority @prio (SD_ERR...). */
 void log_at(const char *prio, const char *fmt, ...) __printf(2, 3);

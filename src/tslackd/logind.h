@@ -26,11 +26,14 @@ struct session {
 int logind_subscribe(sd_bus *bus, sd_bus_message_handler_t fn, void *data);
 
 /*
- * The sessions that are neither closing nor of class background, with
- * their hints and cgroups: the number in *@out (to free()), or -errno
- * after printing why.
+ * Read the sessions that are neither closing nor of class background,
+ * with their hints and cgroups, without blocking: @done is called once,
+ * from the event loop, with the sessions (to free()) and their number, in
+ * logind's order, or with NULL and -errno after logging why. 0, or
+ * -errno if the read could not start (and @done is never called).
  */
-int logind_sessions(sd_bus *bus, struct session **out);
+typedef void (*logind_done_fn)(struct session *s, int n, void *data);
+int logind_read_sessions(sd_bus *bus, logind_done_fn done, void *data);
 
 /*
  * Set the IdleHint (or with @locked the LockedHint) of session @id

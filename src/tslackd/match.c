@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../cgroup.h"
+#include "../lib/cgroup.h"
 #include "match.h"
 
 struct walk {

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cgroup.h"
-#include "../settings.h"
+#include "../lib/cgroup.h"
+#include "../lib/settings.h"
 #include "log.h"
 #include "match.h"
 #include "plan.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../compiler.h"
+#include "../lib/compiler.h"
 #include "log.h"
 #include "power.h"
 

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../format.h"
-#include "../parse.h"
-#include "../settings.h"
+#include "../lib/format.h"
+#include "../lib/parse.h"
+#include "../lib/settings.h"
 #include "config.h"
 #include "log.h"
 #include "record.h"

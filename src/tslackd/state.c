@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../cgroup.h"
-#include "../format.h"
-#include "../policy.h"
-#include "../settings.h"
+#include "../lib/cgroup.h"
+#include "../lib/format.h"
+#include "../lib/policy.h"
+#include "../lib/settings.h"
 #include "log.h"
 #include "state.h"
 
@@ -178,12 +178,16 @@ static int hold(int fd, struct state *st, const struct want *w)
 
 int state_reconcile(struct state *st, const struct want *want, int n)
 {
+	struct tslack_err e = {};
 	bool changed = false;
 	int lock, fd, i, r, err = 0;
 
-	lock = policy_lock_map(&fd);
-	if (lock < 0)
+	lock = policy_lock_map(&fd, &e);
+	if (lock < 0) {
+		/* Not attached (yet): a warning; tslackd retries. */
+		log_at(lock == -ENOENT ? SD_WARNING : SD_ERR, "%s", e.msg);
 		return lock;
+	}
 	full_seen = false;
 	for (i = 0; i < st->n;) {
 		if (wanted(&st->a[i], want, n)) {
@@ -211,8 +215,10 @@ int state_reconcile(struct state *st, const struct want *want, int n)
 		full_said = false;
 		log_info("the map has room again");
 	}
-	if (changed && policy_invalidate())
+	if (changed && policy_invalidate(&e)) {
+		log_err("%s", e.msg);
 		err = -1;
+	}
 	policy_unlock(lock);
 	return err;
 }

@@ -19,8 +19,8 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
-#include "../format.h"
-#include "../policy.h"
+#include "../lib/format.h"
+#include "../lib/policy.h"
 #include "config.h"
 #include "log.h"
 #include "logind.h"
@@ -29,9 +29,9 @@
 #include "record.h"
 #include "rules.h"
 #include "state.h"
+#include "tslackd.h"
 #include "watch.h"
 
-#define TSLACKD_STATE "/run/tslackd/state"
 /* After a failure (not attached, say), try again this often. */
 #define RETRY_USEC (10 * 1000000ULL)
 /*
@@ -42,25 +42,6 @@
  */
 #define SETTLE_USEC (1000000ULL)
 
-struct daemon {
-	sd_event *ev;
-	sd_bus *bus;
-	const char *config_dir;
-	const char *state_file;
-	struct tslackd_config cfg;
-	struct rules rules;
-	struct power power;
-	struct state st;
-	sd_event_source *refresh;	/* deferred: one refresh per burst of signals */
-	sd_event_source *retry;
-	sd_event_source *settle;	/* new cgroups seen, refresh pending */
-	uint64_t last_settle;		/* when it last fired (CLOCK_MONOTONIC) */
-	bool attach_watched;		/* on_attach() tells when tslack is attached */
-	struct watch watch;
-	struct session *last;		/* as of the last refresh, for the log */
-	uint64_t *last_slack;
-	int n_last;
-};
 
 /* Say what changed for each session since the last refresh. */
 static void log_sessions(struct daemon *d, const struct session *s, const uint64_t *slack,
@@ -83,15 +64,28 @@ static void log_sessions(struct daemon *d, const struct session *s, const uint64
 	}
 }
 
-static int refresh(struct daemon *d)
+/*
+ * Until it works: logind back, memory found. Not while tslack is detached
+ * if on_attach() will say when it is attached again.
+ */
+static void retry_if(struct daemon *d, int r)
 {
-	struct session *s = NULL;
+	bool retry = r && !(r == -ENOENT && d->attach_watched);
+
+	sd_event_source_set_enabled(d->retry, retry ? SD_EVENT_ONESHOT : SD_EVENT_OFF);
+	if (retry)
+		sd_event_source_set_time_relative(d->retry, RETRY_USEC);
+}
+
+/* The sessions read (@n of them, or -errno): hold what they and the rules want. */
+static void on_sessions(struct session *s, int n, void *data)
+{
+	struct daemon *d = data;
 	struct want *w = NULL;
 	uint64_t *slack = NULL;
-	int n, nw = -1, i, r = -1;
-	bool retry;
+	int nw = -1, i, r = -1;
 
-	n = logind_sessions(d->bus, &s);
+	d->reading = false;
 	if (n >= 0) {
 		slack = calloc(n + 1, sizeof(*slack));
 		for (i = 0; slack && i < n; i++)
@@ -116,15 +110,29 @@ static int refresh(struct daemon *d)
 	free(s);
 	free(slack);
 	free(w);
-	/*
-	 * Until it works: logind back, memory found. Not while tslack is
-	 * detached if on_attach() will say when it is attached again.
-	 */
-	retry = r && !(r == -ENOENT && d->attach_watched);
-	sd_event_source_set_enabled(d->retry, retry ? SD_EVENT_ONESHOT : SD_EVENT_OFF);
-	if (retry)
-		sd_event_source_set_time_relative(d->retry, RETRY_USEC);
-	return r;
+	retry_if(d, r);
+	/* What changed during the read is read again. */
+	if (d->again) {
+		d->again = false;
+		sd_event_source_set_enabled(d->refresh, SD_EVENT_ONESHOT);
+	}
+}
+
+/* Read the sessions, then on_sessions(); once at a time. */
+static void refresh(struct daemon *d)
+{
+	int r;
+
+	if (d->reading) {
+		d->again = true;
+		return;
+	}
+	r = logind_read_sessions(d->bus, on_sessions, d);
+	d->reading = r >= 0;
+	if (r < 0) {
+		log_err("reading logind's sessions: %s", strerror(-r));
+		retry_if(d, -1);
+	}
 }
 
 static int on_refresh(sd_event_source *es, void *data)
@@ -208,6 +216,23 @@ static int on_power(sd_bus_message *m, void *data, sd_bus_error *err)
 	return sd_event_source_set_enabled(d->refresh, SD_EVENT_ONESHOT);
 }
 
+/*
+ * The system bus went away (dbus-daemon restarted, say): tslackd is blind
+ * without it. Exit with a failure, for systemd to start it again
+ * (Restart=on-failure); what it holds is kept, in its state file, for the
+ * next one to take back.
+ */
+static int on_disconnected(sd_bus_message *m, void *data, sd_bus_error *err)
+{
+	struct daemon *d = data;
+
+	(void)m;
+	(void)err;
+	log_err("the system bus disconnected: exiting, for systemd to restart tslackd");
+	d->bus_lost = true;
+	return sd_event_exit(d->ev, EXIT_FAILURE);
+}
+
 static int on_hup(sd_event_source *es, const struct signalfd_siginfo *si, void *data)
 {
 	struct daemon *d = data;
@@ -234,7 +259,7 @@ static int on_hup(sd_event_source *es, const struct signalfd_siginfo *si, void *
 	return 0;
 }
 
-static int run(struct daemon *d)
+int run(struct daemon *d)
 {
 	sigset_t mask;
 	int r;
@@ -259,6 +284,9 @@ static int run(struct daemon *d)
 					    on_settle, d)) < 0 ||
 	    (r = watch_init(&d->watch)) < 0 ||
 	    (r = sd_event_add_io(d->ev, NULL, d->watch.fd, EPOLLIN, on_cgroup_made, d)) < 0 ||
+	    (r = sd_bus_match_signal(d->bus, NULL, "org.freedesktop.DBus.Local", NULL,
+				     "org.freedesktop.DBus.Local", "Disconnected",
+				     on_disconnected, d)) < 0 ||
 	    (r = logind_subscribe(d->bus, on_logind, d)) < 0 ||
 	    (r = power_subscribe(d->bus, &d->power, on_power, d)) < 0) {
 		log_err("setting up the event loop and the system bus: %s", strerror(-r));
@@ -282,145 +310,12 @@ static int run(struct daemon *d)
 	sd_notify(0, "READY=1");
 	r = sd_event_loop(d->ev);
 	sd_notify(0, "STOPPING=1");
+	if (d->bus_lost)
+		return 1;
 	/* Undo everything; the state file is kept only if that failed. */
 	if (!state_reconcile(&d->st, NULL, 0))
 		unlink(d->state_file);
 	else
 		state_save(d->state_file, &d->st, NULL, NULL, 0);
-	return r < 0 ? 1 : 0;
-}
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: tslackd [--config-dir DIR] [--state FILE]\n"
-		"       tslackd --status | --check-config\n"
-		"       tslackd --set-idle yes|no | --set-locked yes|no [--session ID]\n"
-		"Raise the timer slack of the processes of the sessions that logind\n"
-		"says are idle, locked or in the background (tslack must be attached).\n\n"
-		"  --config-dir DIR    read DIR/tslackd.conf, DIR/tslackd.conf.d/*.conf and\n"
-		"                      the rules of DIR/slack.d, %s\n"
-		"                      and %s (default %s)\n"
-		"  --state FILE        where the daemon records what it set (default %s)\n"
-		"  --status            show the sessions and what the daemon set\n"
-		"  --check-config      print the configuration and rules as read; exit 1 if\n"
-		"                      they are wrong\n"
-		"  --set-idle yes|no   set the idle hint of this session in logind, for a\n"
-		"                      compositor's idle hook (swayidle, xss-lock)\n"
-		"  --set-locked yes|no the same for the locked hint\n"
-		"  --session ID        with --set-*: that session (root or its owner)\n"
-		"  -h, --help          show this help\n"
-		"  -V, --version       show the version\n",
-		RULES_RUN_DIR, RULES_LIB_DIR, TSLACKD_CONFIG_DIR, TSLACKD_STATE);
-}
-
-static int set_hint(const char *session, bool locked, const char *arg)
-{
-	sd_bus *bus = NULL;
-	int r, on;
-
-	on = !strcmp(arg, "yes") ? 1 : !strcmp(arg, "no") ? 0 : -1;
-	if (on < 0) {
-		log_err("--set-%s takes yes or no, not '%s'", locked ? "locked" : "idle", arg);
-		return 2;
-	}
-	r = sd_bus_open_system(&bus);
-	if (r < 0) {
-		log_err("the system bus: %s", strerror(-r));
-		return 1;
-	}
-	r = logind_set_hint(bus, session, locked, on);
-	sd_bus_flush_close_unref(bus);
 	return r ? 1 : 0;
-}
-
-int main(int argc, char **argv)
-{
-	enum { OPT_CONFIG = 256, OPT_STATE, OPT_STATUS, OPT_CHECK, OPT_IDLE, OPT_LOCKED,
-	       OPT_SESSION };
-	static const struct option opts[] = {
-		{ "config-dir", required_argument, NULL, OPT_CONFIG },
-		{ "state", required_argument, NULL, OPT_STATE },
-		{ "status", no_argument, NULL, OPT_STATUS },
-		{ "check-config", no_argument, NULL, OPT_CHECK },
-		{ "set-idle", required_argument, NULL, OPT_IDLE },
-		{ "set-locked", required_argument, NULL, OPT_LOCKED },
-		{ "session", required_argument, NULL, OPT_SESSION },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{}
-	};
-	struct daemon d = { .config_dir = TSLACKD_CONFIG_DIR, .state_file = TSLACKD_STATE,
-			    .watch.fd = -1 };
-	const char *session = "auto", *hint = NULL;
-	int c, mode = 0, ret;
-
-	while ((c = getopt_long(argc, argv, ":hV", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_CONFIG:
-			d.config_dir = optarg;
-			break;
-		case OPT_STATE:
-			d.state_file = optarg;
-			break;
-		case OPT_IDLE:
-		case OPT_LOCKED:
-			hint = optarg;
-			/* fallthrough */
-		case OPT_STATUS:
-		case OPT_CHECK:
-			if (mode && mode != c) {
-				log_err("give one of --status, --check-config, --set-idle, --set-locked");
-				return 2;
-			}
-			mode = c;
-			break;
-		case OPT_SESSION:
-			session = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			printf("tslackd %s\n", TSLACK_VERSION);
-			return 0;
-		case ':':
-			log_err("%s needs an argument", argv[optind - 1]);
-			return 2;
-		default:
-			log_err("unknown option '%s'", argv[optind - 1]);
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		log_err("unexpected argument '%s'", argv[optind]);
-		return 2;
-	}
-	switch (mode) {
-	case OPT_STATUS:
-		return state_print(d.state_file);
-	case OPT_IDLE:
-	case OPT_LOCKED:
-		return set_hint(session, mode == OPT_LOCKED, hint);
-	}
-	if (config_load(d.config_dir, &d.cfg))
-		return 1;
-	if (rules_load(d.config_dir, &d.rules)) {
-		if (mode != OPT_CHECK)
-			log_err("not started: fix the rule above, or remove its file");
-		config_free(&d.cfg);
-		return 1;
-	}
-	if (mode == OPT_CHECK) {
-		config_print(stdout, &d.cfg);
-		printf("\n# Rules: CGROUP MIN [MAX]\n");
-		rules_print(stdout, &d.rules);
-		ret = 0;
-	} else {
-		ret = run(&d);
-	}
-	rules_free(&d.rules);
-	config_free(&d.cfg);
-	return ret;
 }

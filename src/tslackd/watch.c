@@ -7,7 +7,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-#include "../cgroup.h"
+#include "../lib/cgroup.h"
 #include "watch.h"
 
 int watch_init(struct watch *w)

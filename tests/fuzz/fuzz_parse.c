@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler.h"
-#include "format.h"
-#include "parse.h"
+#include "lib/compiler.h"
+#include "lib/format.h"
+#include "lib/parse.h"
 
 static const struct {
 	const char *unit;

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "compiler.h"
+#include "lib/compiler.h"
 
 /* Declare the number of checks; tests/run-in-vm fails a program short of it. */
 void harness_plan(unsigned int checks);

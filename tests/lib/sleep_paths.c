@@ -340,9 +340,10 @@ static void check_sleep_path(const char *name, const struct sleep_path *p, uint6
 /*
  * Sleeps aligned on @slack_ns end at a multiple of the slack plus the
  * wakeup's latency (at most a tenth of the slack here), never early and
- * never more than the slack and that latency late. Medians: under TCG the
- * first pass through a path can take so long to translate that its timer
- * is armed after its whole window, and then fires at once.
+ * never more than the slack and that latency late. Under TCG the first
+ * passes through a path can take so long to translate that a timer is
+ * armed after its whole window, and fires at once: the path is run once
+ * before, and the checks take medians.
  */
 static void check_aligned(const char *name, const struct sleep_path *p, uint64_t req_ns,
 			  uint64_t slack_ns)
@@ -351,7 +352,10 @@ static void check_aligned(const char *name, const struct sleep_path *p, uint64_t
 	bool early;
 	int err;
 
-	err = measure_sleeps(p, req_ns, 5, slack_ns, &late, &early, &off);
+	/* Once first, unmeasured: TCG translates the path on its first pass. */
+	err = p->sleep(req_ns);
+	if (!err)
+		err = measure_sleeps(p, req_ns, 5, slack_ns, &late, &early, &off);
 	if (err)
 		report(name, false, "sleep failed: %s", strerror(-err));
 	else

@@ -5,8 +5,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "policy.h"
 #include "tslack_top.skel.h"
+#include "tslackctl.h"
 #include "wakeups.h"
 
 struct wakeup_counter {
@@ -25,7 +25,7 @@ struct wakeup_counter *wakeups_start(void)
 	c->skel = tslack_top_bpf__open_and_load();
 	err = c->skel ? tslack_top_bpf__attach(c->skel) : -errno;
 	if (c->ncpus <= 0 || err) {
-		policy_explain("loading the wakeup counter", c->ncpus <= 0 ? c->ncpus : err);
+		fail_errno("loading the wakeup counter", c->ncpus <= 0 ? c->ncpus : err);
 		wakeups_stop(c);
 		return NULL;
 	}

@@ -7,8 +7,9 @@
 #include <stdint.h>
 #include <linux/types.h>
 
-#include "../bpf/tslack.h"
+#include "../../bpf/tslack.h"
 #include "cgroup.h"
+#include "err.h"
 
 /* @id's setting, zeros if it has none. True if it has an entry. */
 bool settings_read(int map_fd, uint64_t id, struct tslack_setting *val);
@@ -28,17 +29,18 @@ int settings_write_cgroup(int map_fd, uint64_t id, const char *path,
 /*
  * Set @cg's min_slack_ns, or with @max its max_slack_ns, to @ns, under the
  * lock that attach and detach take, and make every task use it from its
- * next sleep. 0, or -1 after printing why.
+ * next sleep. 0, or -1 with why in @e.
  */
-int settings_apply(const struct cgroup *cg, bool max, uint64_t ns);
+int settings_apply(const struct cgroup *cg, bool max, uint64_t ns, struct tslack_err *e);
 
 /*
  * settings_apply(), calling @before with the field's value under the lock,
- * before the write: a non-zero return (after printing why) writes nothing
- * and returns -1.
+ * before the write: a non-zero return (with why in @e) writes nothing and
+ * returns -1.
  */
 int settings_apply_after(const struct cgroup *cg, bool max, uint64_t ns,
-			 int (*before)(uint64_t old, void *data), void *data);
+			 int (*before)(uint64_t old, void *data, struct tslack_err *e),
+			 void *data, struct tslack_err *e);
 
 /*
  * Ask the policy, through its tslack_query program @query_fd, what it
@@ -47,8 +49,8 @@ int settings_apply_after(const struct cgroup *cg, bool max, uint64_t ns,
  */
 int settings_query(int query_fd, struct tslack_query *q);
 
-/* A file descriptor of the pinned tslack_query program, or -1 after printing why. */
-int settings_query_fd(void);
+/* A file descriptor of the pinned tslack_query program, or -1 with why in @e. */
+int settings_query_fd(struct tslack_err *e);
 
 struct settings_entry {
 	uint64_t id;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tslackctl's --json output, built with json-c and printed in one format:
+ * The --json output, built with json-c and printed in one format:
  * each document on a line of its own, "key": value pairs separated by
  * ", " (JSON_C_TO_STRING_SPACED), '/' unescaped.
  */
@@ -11,9 +11,8 @@
 #include <json-c/json.h>
 
 /*
- * Print @o on a line of stdout and drop it. 0, or -1 after saying on
- * stderr that it could not be built (a NULL @o, as json-c returns when
- * out of memory).
+ * Print @o on a line of stdout and drop it. 0, or -ENOMEM if it could not
+ * be built (a NULL @o, as json-c returns when out of memory).
  */
 int json_print(struct json_object *o);
 
@@ -29,17 +28,5 @@ struct json_object *json_fixed(double v, int decimals);
 struct json_object *json_add(struct json_object *o, const char *key, struct json_object *val);
 struct json_object *json_append(struct json_object *o, struct json_object *val);
 struct json_object *json_add_null(struct json_object *o, const char *key);
-
-/*
- * From now on, also keep the first message tslackctl prints on stderr
- * ("tslackctl: MESSAGE"), which still goes to stderr as it is.
- */
-int json_errors_start(void);
-
-/*
- * Print {"error": MESSAGE} on stdout if a message was kept, as bpftool
- * does in its JSON mode; returns whether it did.
- */
-bool json_print_error(void);
 
 #endif

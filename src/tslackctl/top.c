@@ -13,14 +13,25 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
-#include "format.h"
-#include "guard.h"
-#include "json.h"
-#include "interrupts.h"
-#include "policy.h"
-#include "settings.h"
+#include "lib/format.h"
+#include "lib/interrupts.h"
+#include "lib/json.h"
+#include "lib/parse.h"
+#include "lib/policy.h"
+#include "lib/settings.h"
 #include "top.h"
+#include "tslackctl.h"
 #include "wakeups.h"
+
+enum top_sort { TOP_SORT_WAKEUPS, TOP_SORT_PATH, TOP_SORT_SLACK };
+
+struct top_config {
+	uint64_t delay_ns;	/* between refreshes */
+	long iterations;	/* refreshes to show; 0: until q */
+	int depth;		/* deeper cgroups fold into their ancestor */
+	enum top_sort sort;
+	bool batch, json;
+};
 
 /* One line of top: a cgroup and its subtree folded into it. */
 struct row {
@@ -39,15 +50,15 @@ struct frame {
 	uint64_t total;		/* every counted wakeup, also of removed cgroups */
 };
 
-static volatile sig_atomic_t stop;
+volatile sig_atomic_t top_stop;
 
-static void on_signal(int sig)
+void top_on_signal(int sig)
 {
 	(void)sig;
-	stop = 1;
+	top_stop = 1;
 }
 
-static double now_s(void)
+double now_s(void)
 {
 	struct timespec ts;
 
@@ -157,8 +168,20 @@ static uint64_t gained(const struct frame *f)
 	return s;
 }
 
-/* What the policy (@qfd: its query program) imposes on @id; UINT64_MAX: unknown. */
-static uint64_t imposed(int qfd, uint64_t id)
+int top_query_fd(void)
+{
+	struct tslack_err e = {};
+	int attached, fd = -1;
+
+	attached = policy_attached(&e);
+	if (attached > 0)
+		fd = settings_query_fd(&e);
+	if (attached < 0 || (attached > 0 && fd < 0))
+		fail(&e);
+	return fd;
+}
+
+uint64_t imposed(int qfd, uint64_t id)
 {
 	struct tslack_query q = { .cgroup_id = id };
 
@@ -177,7 +200,7 @@ static int build_frame(struct frame *f, const struct top_config *cfg)
 	if (!root || cgroup_by_path("/", root, NULL, 0) || cgroup_walk(root, fold, f))
 		goto out;
 	/* What tslack imposes, where it is attached. */
-	qfd = policy_attached() > 0 ? settings_query_fd() : -1;
+	qfd = top_query_fd();
 	for (i = 0; i < f->n; i++)
 		f->rows[i].slack = imposed(qfd, f->rows[i].cg.id);
 	if (qfd >= 0)
@@ -209,7 +232,7 @@ static int print_frame_json(const struct frame *f, double secs, double irqs)
 	j = json_add(json_object_new_object(), "interval_s", json_fixed(secs, 3));
 	j = json_add(j, "timer_interrupts_per_s", json_fixed(irqs / secs, 1));
 	j = json_add(j, "wakeups_per_s", json_fixed(f->total / secs, 1));
-	return json_print(json_add(j, "cgroups", rows));
+	return show_json(json_add(j, "cgroups", rows));
 }
 
 static int print_frame(struct frame *f, const struct top_config *cfg, double secs,
@@ -243,7 +266,7 @@ static void wait_or_key(struct top_config *cfg, double secs, bool interactive)
 	double end = now_s() + secs;
 	char c;
 
-	while (!stop && now_s() < end) {
+	while (!top_stop && now_s() < end) {
 		if (!interactive) {
 			usleep((end - now_s()) * 1e6);
 			continue;
@@ -252,7 +275,7 @@ static void wait_or_key(struct top_config *cfg, double secs, bool interactive)
 		    read(0, &c, 1) != 1)
 			continue;
 		if (c == 'q')
-			stop = 1;
+			top_stop = 1;
 		else if (c == 'w')
 			cfg->sort = TOP_SORT_WAKEUPS;
 		else if (c == 'p')
@@ -269,7 +292,8 @@ static void wait_or_key(struct top_config *cfg, double secs, bool interactive)
 	}
 }
 
-int top_run(const struct top_config *config)
+/* Run top; 0 or 1. */
+static int top_run(const struct top_config *config)
 {
 	struct top_config cfg = *config;
 	bool interactive = !cfg.batch && isatty(0) && isatty(1);
@@ -286,8 +310,8 @@ int top_run(const struct top_config *config)
 	c = wakeups_start();
 	if (!c)
 		return 1;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	signal(SIGINT, top_on_signal);
+	signal(SIGTERM, top_on_signal);
 	if (interactive && !tcgetattr(0, &saved)) {
 		raw = saved;
 		raw.c_lflag &= ~(ICANON | ECHO);
@@ -296,9 +320,9 @@ int top_run(const struct top_config *config)
 	f.nthen = wakeups_read(c, &then);
 	irq0 = local_timer_interrupts();
 	t0 = now_s();
-	while (!stop && f.nthen >= 0 && (!cfg.iterations || shown < cfg.iterations)) {
+	while (!top_stop && f.nthen >= 0 && (!cfg.iterations || shown < cfg.iterations)) {
 		wait_or_key(&cfg, cfg.delay_ns / 1e9, interactive);
-		if (stop)
+		if (top_stop)
 			break;
 		f.nnow = wakeups_read(c, &now);
 		irq1 = local_timer_interrupts();
@@ -334,12 +358,11 @@ int top_run(const struct top_config *config)
 		t0 = t1;
 	}
 	if (f.nthen < 0 || f.nnow < 0) {
-		policy_explain("reading the wakeup counter", f.nthen < 0 ? f.nthen : f.nnow);
+		fail_errno("reading the wakeup counter", f.nthen < 0 ? f.nthen : f.nnow);
 		ret = 1;
 	}
 	if (wakeups_dropped(c))
-		fprintf(stderr, "tslackctl: %" PRIu64 " wakeups not counted: too many cgroups\n",
-			wakeups_dropped(c));
+		say("%" PRIu64 " wakeups not counted: too many cgroups", wakeups_dropped(c));
 	if (interactive)
 		tcsetattr(0, TCSANOW, &saved);
 	free(then);
@@ -349,145 +372,48 @@ int top_run(const struct top_config *config)
 	return ret;
 }
 
-struct subtree_sum {
-	const struct wakeup_count *now, *then;
-	long nnow, nthen;
-	uint64_t n;
-};
-
-static int add_wakeups(struct cgroup *cg, const struct cgroup *parent, void *data)
+int cmd_top(int argc, char **argv __always_unused, const struct opts *o)
 {
-	struct subtree_sum *s = data;
+	static const char *const sorts[] = { "wakeups", "path", "slack" };
+	struct top_config cfg = { .delay_ns = 1000000000, .depth = 3 };
+	char err[512], secs[64];
+	uint64_t v;
+	unsigned int i;
 
-	(void)parent;
-	s->n += wakeups_of(s->now, s->nnow, cg->id) - wakeups_of(s->then, s->nthen, cg->id);
-	return 0;
-}
-
-struct period {
-	uint64_t slack;		/* imposed on the cgroup; UINT64_MAX: unknown */
-	double wakeups, irqs;	/* per second */
-};
-
-/* Count @cg's subtree's wakeups and the machine's timer interrupts for @ns. */
-static int measure(struct wakeup_counter *c, struct cgroup *cg, uint64_t ns, struct period *p)
-{
-	struct subtree_sum s = {};
-	struct wakeup_count *then = NULL, *now = NULL;
-	unsigned long long irq0;
-	double t0, secs;
-	int ret = -1;
-
-	s.nthen = wakeups_read(c, &then);
-	irq0 = local_timer_interrupts();
-	t0 = now_s();
-	while (!stop && now_s() < t0 + ns / 1e9)
-		usleep(((t0 + ns / 1e9) - now_s()) * 1e6 + 1);
-	secs = now_s() - t0;
-	p->irqs = (local_timer_interrupts() - irq0) / secs;
-	s.nnow = wakeups_read(c, &now);
-	s.now = now;
-	s.then = then;
-	if (!stop && s.nthen >= 0 && s.nnow >= 0 && !cgroup_walk(cg, add_wakeups, &s)) {
-		p->wakeups = s.n / secs;
-		ret = 0;
+	if (optind != argc)
+		return usage_error("usage: tslackctl top [-b] [-n N] [-d DELAY] [--depth=N] "
+				   "[--sort=KEY] [--json]");
+	if (o->iterations) {
+		if (parse_count(o->iterations, 1000000, &v, err, sizeof(err)))
+			return usage_error("--iterations: %s", err);
+		cfg.iterations = v;
 	}
-	free(then);
-	free(now);
-	return ret;
-}
-
-static uint64_t imposed_on(const struct cgroup *cg)
-{
-	int qfd = policy_attached() > 0 ? settings_query_fd() : -1;
-	uint64_t ns = imposed(qfd, cg->id);
-
-	if (qfd >= 0)
-		close(qfd);
-	return ns;
-}
-
-static const char *const period_names[] = { "before", "after" };
-
-/* stats --json: "interval_s", the length of each period, as top names it. */
-static int print_stats_json(const struct cgroup *cg, uint64_t ns, const struct period *p,
-			    int n)
-{
-	struct json_object *periods = json_object_new_array(), *row, *j;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		row = json_add(json_object_new_object(), "name",
-			       json_object_new_string(period_names[i]));
-		if (p[i].slack != UINT64_MAX)
-			row = json_add(row, "effective_slack_ns", json_object_new_uint64(p[i].slack));
-		row = json_add(row, "wakeups_per_s", json_fixed(p[i].wakeups, 1));
-		row = json_add(row, "timer_interrupts_per_s", json_fixed(p[i].irqs, 1));
-		periods = json_append(periods, row);
+	if (o->delay) {
+		/* Like top and systemd-cgtop: a bare number is seconds. */
+		snprintf(secs, sizeof(secs), "%s%s", o->delay,
+			 o->delay[strspn(o->delay, "0123456789.")] ? "" : "s");
+		if (parse_duration_ns(secs, &cfg.delay_ns, err, sizeof(err)))
+			return usage_error("--delay: %s", err);
+		if (cfg.delay_ns < 100000000 || cfg.delay_ns > 3600000000000ULL)
+			return usage_error("--delay: '%s' is not from 100ms to 1h", o->delay);
 	}
-	j = json_add(json_object_new_object(), "path", json_object_new_string(cg->path));
-	j = json_add(j, "id", json_object_new_uint64(cg->id));
-	j = json_add(j, "interval_s", json_fixed(ns / 1e9, 3));
-	return json_print(json_add(j, "periods", periods));
-}
-
-static int print_stats(const struct cgroup *cg, uint64_t ns, const struct period *p,
-		       int n, bool json)
-{
-	char slack[32], dur[32];
-	int i;
-
-	if (json)
-		return print_stats_json(cg, ns, p, n);
-	printf("%s (id %" PRIu64 "), %s each\n", cg->path, cg->id, format_ns(dur, sizeof(dur), ns));
-	printf("%-8s %10s %12s %20s\n", "", "EFFECTIVE", "WAKEUPS/S", "TIMER INTERRUPTS/S");
-	for (i = 0; i < n; i++)
-		printf("%-8s %10s %12.1f %20.1f\n", n > 1 ? period_names[i] : "",
-		       p[i].slack == UINT64_MAX ? "-" : format_ns(slack, sizeof(slack), p[i].slack),
-		       p[i].wakeups, p[i].irqs);
-	return 0;
-}
-
-int stats_run(const struct cgroup *target, uint64_t ns, const uint64_t *slack, bool json)
-{
-	struct cgroup *cg = malloc(sizeof(*cg));
-	struct guard g = { .fd = -1 };
-	bool restored = false;
-	struct period p[2];
-	int n = 0, ret = 1;
-	struct wakeup_counter *c = NULL;
-
-	if (!cg)
-		return 1;
-	*cg = *target;
-	if (slack && guard_start(&g, cg, *slack))
-		goto out;
-	c = wakeups_start();
-	if (!c)
-		goto out;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	/* A closed terminal (ssh gone) must not leave the trial minimum set. */
-	signal(SIGHUP, on_signal);
-	p[0].slack = imposed_on(cg);
-	if (measure(c, cg, ns, &p[n++]))
-		goto out;
-	if (slack) {
-		if (guard_set(&g, cg, *slack))
-			goto out;
-		p[1].slack = imposed_on(cg);
-		ret = measure(c, cg, ns, &p[n++]);
-		/* Put back what was there, also after ^C. */
-		restored = !guard_restore(&g, cg);
-		if (!restored || ret)
-			goto out;
+	if (o->depth) {
+		/* 0 folds everything into the root. */
+		if (!strcmp(o->depth, "0"))
+			cfg.depth = 0;
+		else if (parse_count(o->depth, 64, &v, err, sizeof(err)))
+			return usage_error("--depth: '%s' is not a number from 0 to 64", o->depth);
+		else
+			cfg.depth = v;
 	}
-	ret = print_stats(cg, ns, p, n, json) ? 1 : 0;
-out:
-	if (stop)
-		fprintf(stderr, "tslackctl: interrupted\n");
-	guard_end(&g, restored);
-	wakeups_stop(c);
-	free(cg);
-	return ret;
+	for (i = 0; o->sort && i < ARRAY_SIZE(sorts) && strcmp(o->sort, sorts[i]); i++)
+		;
+	if (o->sort && i == ARRAY_SIZE(sorts))
+		return usage_error("--sort: '%s' is not wakeups, path or slack", o->sort);
+	cfg.sort = o->sort ? (enum top_sort)i : TOP_SORT_WAKEUPS;
+	cfg.batch = o->batch || o->json;
+	cfg.json = o->json;
+	if (!may_change_policy())
+		return EXIT_RUNTIME;
+	return top_run(&cfg) ? EXIT_RUNTIME : 0;
 }

@@ -6,36 +6,41 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/policy.h"
+#include "lib/settings.h"
 #include "guard.h"
-#include "policy.h"
-#include "settings.h"
+#include "tslackctl.h"
 
 /*
  * Under the writers' lock, put @old back as @cg's min_slack_ns if it still
  * holds @trial: a value someone else wrote meanwhile is theirs to keep.
- * 0 restored, 1 left as it is, -1 after printing why it failed.
+ * 0 restored, 1 left as it is, -1 after saying why it failed.
  */
 static int restore(const struct cgroup *cg, uint64_t trial, uint64_t old)
 {
+	struct tslack_err e = {};
 	struct tslack_setting v;
 	int lock, map, ret = 1;
 
-	lock = policy_lock_map(&map);
-	if (lock < 0)
+	lock = policy_lock_map(&map, &e);
+	if (lock < 0) {
+		fail(&e);
 		return -1;
+	}
 	settings_read(map, cg->id, &v);
 	if (v.min_slack_ns == trial) {
 		v.min_slack_ns = old;
 		ret = settings_write_cgroup(map, cg->id, cg->path, &v) ||
-		      policy_invalidate() ? -1 : 0;
+		      policy_invalidate(&e) ? -1 : 0;
 	}
 	close(map);
 	policy_unlock(lock);
+	if (ret < 0)
+		fail(&e);
 	return ret;
 }
 
-static void __attribute__((noreturn)) guard_child(int fd, const struct cgroup *cg,
-						  uint64_t trial)
+static void __noreturn guard_child(int fd, const struct cgroup *cg, uint64_t trial)
 {
 	uint64_t old;
 	char done;
@@ -53,12 +58,12 @@ int guard_start(struct guard *g, const struct cgroup *cg, uint64_t trial)
 	g->fd = -1;
 	g->pid = -1;
 	if (pipe2(p, O_CLOEXEC)) {
-		fprintf(stderr, "%s: pipe: %m\n", program_invocation_short_name);
+		say("pipe: %m");
 		return -1;
 	}
 	g->pid = fork();
 	if (g->pid < 0) {
-		fprintf(stderr, "%s: fork: %m\n", program_invocation_short_name);
+		say("fork: %m");
 		close(p[0]);
 		close(p[1]);
 		return -1;
@@ -75,21 +80,25 @@ int guard_start(struct guard *g, const struct cgroup *cg, uint64_t trial)
 }
 
 /* Arm the child with @old before the trial write: a SIGKILL after it finds it ready. */
-static int arm(uint64_t old, void *data)
+static int arm(uint64_t old, void *data, struct tslack_err *e)
 {
 	struct guard *g = data;
 
 	g->old = old;
 	if (write(g->fd, &g->old, sizeof(g->old)) == sizeof(g->old))
 		return 0;
-	fprintf(stderr, "%s: guarding the trial setting: %m\n", program_invocation_short_name);
-	return -1;
+	return err_errno(e, -1, "guarding the trial setting", errno);
 }
 
 int guard_set(struct guard *g, const struct cgroup *cg, uint64_t trial)
 {
+	struct tslack_err e = {};
+
 	g->trial = trial;
-	return settings_apply_after(cg, false, trial, arm, g);
+	if (!settings_apply_after(cg, false, trial, arm, g, &e))
+		return 0;
+	fail(&e);
+	return -1;
 }
 
 int guard_restore(struct guard *g, const struct cgroup *cg)
@@ -98,8 +107,7 @@ int guard_restore(struct guard *g, const struct cgroup *cg)
 
 	ret = restore(cg, g->trial, g->old);
 	if (ret == 1)
-		fprintf(stderr, "%s: %s: min_slack_ns was changed during the trial: left as it is\n",
-			program_invocation_short_name, cg->path);
+		say("%s: min_slack_ns was changed during the trial: left as it is", cg->path);
 	return ret < 0 ? -1 : 0;
 }
 
@@ -108,8 +116,7 @@ void guard_end(struct guard *g, bool restored)
 	if (g->fd < 0)
 		return;
 	if (restored && write(g->fd, "", 1) != 1)
-		fprintf(stderr, "%s: guarding the trial setting: %m\n",
-			program_invocation_short_name);
+		say("guarding the trial setting: %m");
 	close(g->fd);
 	g->fd = -1;
 	while (waitpid(g->pid, NULL, 0) < 0 && errno == EINTR)

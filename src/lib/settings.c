@@ -50,13 +50,13 @@ int settings_write_cgroup(int map_fd, uint64_t id, const char *path,
 	return -ENOENT;
 }
 
-int settings_query_fd(void)
+int settings_query_fd(struct tslack_err *e)
 {
 	int fd = policy_obj_get("query");
 
 	if (fd < 0)
-		policy_explain(TSLACK_PIN_DIR "/query", fd);
-	return fd < 0 ? -1 : fd;
+		return err_errno(e, -1, TSLACK_PIN_DIR "/query", fd);
+	return fd;
 }
 
 int settings_query(int query_fd, struct tslack_query *q)
@@ -172,24 +172,25 @@ void settings_list_free(struct settings_entry *entries, long n)
 	free(entries);
 }
 
-int settings_apply(const struct cgroup *cg, bool max, uint64_t ns)
+int settings_apply(const struct cgroup *cg, bool max, uint64_t ns, struct tslack_err *e)
 {
-	return settings_apply_after(cg, max, ns, NULL, NULL);
+	return settings_apply_after(cg, max, ns, NULL, NULL, e);
 }
 
 int settings_apply_after(const struct cgroup *cg, bool max, uint64_t ns,
-			 int (*before)(uint64_t old, void *data), void *data)
+			 int (*before)(uint64_t old, void *data, struct tslack_err *e),
+			 void *data, struct tslack_err *e)
 {
 	struct tslack_setting val;
 	__u64 *field;
 	int lock, fd, err = 0;
 
-	lock = policy_lock_map(&fd);
+	lock = policy_lock_map(&fd, e);
 	if (lock < 0)
 		return -1;
 	settings_read(fd, cg->id, &val);
 	field = max ? &val.max_slack_ns : &val.min_slack_ns;
-	if (before && before(*field, data)) {
+	if (before && before(*field, data, e)) {
 		close(fd);
 		policy_unlock(lock);
 		return -1;
@@ -198,15 +199,13 @@ int settings_apply_after(const struct cgroup *cg, bool max, uint64_t ns,
 	err = settings_write_cgroup(fd, cg->id, cg->path, &val);
 	close(fd);
 	if (err == -ENOENT)
-		fprintf(stderr, "%s: %s: removed while its setting was written\n",
-			program_invocation_short_name, cg->path);
+		err_set(e, 0, "%s: removed while its setting was written", cg->path);
 	else if (err == -E2BIG)
-		fprintf(stderr, "%s: the map is full: detach, then attach with a larger --max-cgroups\n",
-			program_invocation_short_name);
+		err_set(e, 0, "the map is full: detach, then attach with a larger --max-cgroups");
 	else if (err)
-		policy_explain("writing the setting", err);
+		err_errno(e, 0, "writing the setting", err);
 	else
-		err = policy_invalidate();
+		err = policy_invalidate(e);
 	policy_unlock(lock);
 	return err ? -1 : 0;
 }

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "cgroup.h"
+#include "lib/cgroup.h"
 
 struct guard {
 	int fd;		/* the pipe to the child; its end means "we died" */
@@ -22,20 +22,20 @@ struct guard {
 /*
  * Start the child that guards @trial on @cg's min_slack_ns. Before any BPF
  * object is open: the child keeps what it inherits until it exits.
- * 0, or -1 after printing why.
+ * 0, or -1 after saying why.
  */
 int guard_start(struct guard *g, const struct cgroup *cg, uint64_t trial);
 
 /*
  * Under the writers' lock: read @cg's min_slack_ns, arm the child with it,
- * then write @trial. 0, or -1 after printing why.
+ * then write @trial. 0, or -1 after saying why.
  */
 int guard_set(struct guard *g, const struct cgroup *cg, uint64_t trial);
 
 /*
  * Under the lock: put back what guard_set() found, unless someone else
  * wrote another value meanwhile (then say so and leave it). 0 when done
- * either way, or -1 after printing why it failed.
+ * either way, or -1 after saying why it failed.
  */
 int guard_restore(struct guard *g, const struct cgroup *cg);
 

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Attaching the policy and detaching it, safely on any bpffs (bpffs.h):
+ * pins are made in a private directory and renamed into place, so that a
+ * crash leaves either no policy or a complete one.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "bpffs.h"
+#include "compiler.h"
+#include "policy.h"
+#include "tslack.skel.h"
+
+/* Linux 6.5's, which the build host's uapi headers may predate. */
+#ifndef BPF_F_PATH_FD
+#define BPF_F_PATH_FD (1U << 14)
+#endif
+
+enum pin_kind { PIN_LINK, PIN_MAP, PIN_PROG };
+
+#define PIN(name, kind, field) { name, kind, offsetof(struct tslack_bpf, field) }
+
+/*
+ * What attach pins: a name and where its libbpf object is in the
+ * skeleton. The policy's link comes first: detach unpins it first, so
+ * that tslack is detached as soon as a detach starts, even if it is
+ * killed. Detach removes whatever else the directory holds, so the pins
+ * of an older or newer table go too.
+ */
+static const struct pin {
+	const char *name;
+	enum pin_kind kind;
+	size_t off;
+} pins[] = {
+	PIN(PIN_LINK_NAME, PIN_LINK, links.tslack),
+	PIN("settings", PIN_MAP, maps.settings),
+	PIN("rmdir", PIN_LINK, links.tslack_cgroup_rmdir),
+	PIN("invalidate", PIN_PROG, progs.tslack_invalidate),
+	PIN("query", PIN_PROG, progs.tslack_query),
+};
+
+#define ATTACHING_PREFIX "tslack-attaching-"
+
+/* The pid in the name of an attach's private directory, or 0. */
+static int attaching_pid(const char *name)
+{
+	const char *p = name + strlen(ATTACHING_PREFIX);
+	char *end;
+	long pid;
+
+	if (strncmp(name, ATTACHING_PREFIX, strlen(ATTACHING_PREFIX)) ||
+	    *p < '1' || *p > '9')
+		return 0;
+	errno = 0;
+	pid = strtol(p, &end, 10);
+	return *end || errno || pid > INT_MAX ? 0 : pid;
+}
+
+/*
+ * An attach killed before its rename leaves its pins in a directory named
+ * after its pid, and with them maybe an attached policy: remove them. A
+ * name like theirs that tslack did not make is left alone.
+ */
+static void remove_dead_attaches(int bpffs, const struct stat *root)
+{
+	struct dirent *de;
+	char why[64];
+	int fd, pid, dir;
+	DIR *d;
+
+	fd = fcntl(bpffs, F_DUPFD_CLOEXEC, 0);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		/* Skip those of attaches still running (ours is not made yet). */
+		pid = attaching_pid(de->d_name);
+		if (!pid || !kill(pid, 0) || errno != ESRCH)
+			continue;
+		dir = open_ours(bpffs, root, de->d_name, why, sizeof(why));
+		if (dir == -E_FOREIGN)
+			say_foreign(NULL, 0, de->d_name, why, "left alone");
+		if (dir < 0)
+			continue;
+		unpin_dir(bpffs, de->d_name, dir);
+		close(dir);
+	}
+	closedir(d);
+}
+
+/*
+ * Before an attach: whatever has the pin directory's name must go. What a
+ * detach killed after unpinning the link left is removed; an attached
+ * policy, or what someone else made, is refused. 0 or -1.
+ */
+static int clear_pin_dir(int bpffs, const struct stat *root, struct tslack_err *e)
+{
+	char why[64];
+	int dir, err;
+
+	dir = open_ours(bpffs, root, TSLACK_PIN_NAME, why, sizeof(why));
+	if (dir == -ENOENT)
+		return 0;
+	if (dir == -E_FOREIGN)
+		return say_foreign(e, -1, TSLACK_PIN_NAME, why, "remove it and attach again");
+	if (dir < 0)
+		return explain(e, -1, TSLACK_PIN_DIR, dir);
+	err = flock(dir, LOCK_EX) ? -errno : has_link(dir);
+	if (err > 0)
+		err_set(e, 0, "already attached (%s exists); 'tslackctl detach' first",
+			TSLACK_LINK_PIN);
+	else if (!err)
+		err = unpin_dir(bpffs, TSLACK_PIN_NAME, dir);
+	if (err < 0)
+		explain(e, 0, TSLACK_PIN_DIR, err);
+	close(dir);
+	return err ? -1 : 0;
+}
+
+/*
+ * Make the private directory @name, in @bpffs, that an attach pins in and
+ * return it. One of ours with that name is what an attach with our pid
+ * left, and is removed; one made by a user (who can guess our pid) is
+ * refused. -1 then.
+ */
+static int make_attach_dir(int bpffs, const struct stat *root, const char *name,
+			   struct tslack_err *e)
+{
+	char why[64], path[128];
+	int dir, err = 0;
+
+	dir = open_ours(bpffs, root, name, why, sizeof(why));
+	if (dir >= 0) {
+		err = unpin_dir(bpffs, name, dir);
+		close(dir);
+	} else if (dir != -ENOENT) {
+		err = dir;
+	}
+	if (!err && mkdirat(bpffs, name, 0700))
+		err = -errno;
+	/* Whatever has the name now, it is used only if it passes the check. */
+	if (!err || err == -EEXIST)
+		err = open_ours(bpffs, root, name, why, sizeof(why));
+	if (err == -E_FOREIGN) {
+		say_foreign(e, 0, name, why, "remove it and attach again");
+	} else if (err < 0) {
+		snprintf(path, sizeof(path), "%s/%s", TSLACK_BPFFS, name);
+		explain(e, 0, path, err);
+	}
+	return err < 0 ? -1 : err;
+}
+
+/* The libbpf object of @p: a pointer of its own type, read as any pointer. */
+static void *pin_object(const struct tslack_bpf *skel, const struct pin *p)
+{
+	void *obj;
+
+	memcpy(&obj, (const char *)skel + p->off, sizeof(obj));
+	return obj;
+}
+
+static int pin_fd(const struct tslack_bpf *skel, const struct pin *p)
+{
+	switch (p->kind) {
+	case PIN_LINK:
+		return bpf_link__fd(pin_object(skel, p));
+	case PIN_MAP:
+		return bpf_map__fd(pin_object(skel, p));
+	default:
+		return bpf_program__fd(pin_object(skel, p));
+	}
+}
+
+/* Pin everything in the checked directory @dir. 0, or -errno. */
+static int pin_all(const struct tslack_bpf *skel, int dir)
+{
+	LIBBPF_OPTS(bpf_obj_pin_opts, opts, .file_flags = BPF_F_PATH_FD, .path_fd = dir);
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; !err && i < ARRAY_SIZE(pins); i++)
+		err = bpf_obj_pin_opts(pin_fd(skel, &pins[i]), pins[i].name, &opts);
+	return err;
+}
+
+/*
+ * TSLACK_MAX_CACHE_AGE_MS in jiffies, which the policy reads for its age
+ * check (one load, where a clock read costs a helper call). A coarse
+ * clock ticks once a jiffy: its resolution is 1/HZ.
+ */
+static __u64 max_age_jiffies(void)
+{
+	struct timespec tick;
+	__u64 ns;
+
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &tick))
+		return 1;
+	ns = tick.tv_sec * 1000000000ULL + tick.tv_nsec;
+	return ns ? TSLACK_MAX_CACHE_AGE_MS * 1000000ULL / ns : 1;
+}
+
+/* Set the flags of the policy's struct_ops before it is loaded; 0, or -errno. */
+static int set_ops_flags(struct tslack_bpf *skel, __u64 flags)
+{
+	const struct btf *btf = bpf_object__btf(skel->obj);
+	const struct btf_member *m;
+	const struct btf_type *t;
+	int id, i;
+
+	/* Through the policy's own BTF: its code does not name the member. */
+	id = btf__find_by_name_kind(btf, "timer_slack_ops", BTF_KIND_STRUCT);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	for (i = 0, m = t ? btf_members(t) : NULL; t && i < btf_vlen(t); i++, m++) {
+		if (strcmp(btf__name_by_offset(btf, m->name_off), "flags"))
+			continue;
+		memcpy((char *)skel->struct_ops.tslack + btf_member_bit_offset(t, i) / 8,
+		       &flags, sizeof(flags));
+		return 0;
+	}
+	return flags ? -EOPNOTSUPP : 0;
+}
+
+/* Load, attach and pin in @bpffs's private directory @tmp; 0, or -1. */
+static int load_and_pin(int bpffs, const struct stat *root, const char *tmp,
+			unsigned int max_cgroups, bool align, struct tslack_err *e)
+{
+	struct tslack_bpf *skel;
+	unsigned int i;
+	int dir = -1, err;
+
+	skel = tslack_bpf__open();
+	if (!skel)
+		return err_errno(e, -1, "opening the policy", errno);
+	skel->rodata->max_age_jiffies = max_age_jiffies();
+	err = bpf_map__set_max_entries(skel->maps.settings, max_cgroups);
+	if (!err)
+		err = set_ops_flags(skel, align ? policy_kernel_align_flag() : 0);
+	if (!err)
+		err = tslack_bpf__load(skel);
+	if (err) {
+		err_errno(e, 0, "loading the policy", err);
+		goto out;
+	}
+	err = tslack_bpf__attach(skel);
+	if (err == -EBUSY) {
+		err_set(e, 0, "attaching: another timer slack policy is attached");
+		goto out;
+	} else if (err) {
+		err_errno(e, 0, "attaching the policy", err);
+		goto out;
+	}
+	dir = make_attach_dir(bpffs, root, tmp, e);
+	if (dir < 0) {
+		err = -1;
+		goto out;
+	}
+	err = pin_all(skel, dir);
+	if (err) {
+		err_errno(e, 0, "pinning the policy", err);
+		goto out;
+	}
+	/*
+	 * Into place only now, so that a crash leaves either no policy or a
+	 * complete one; never over what has taken the name meanwhile: that
+	 * is refused, or cleared if a detach left it, and then once more.
+	 */
+	err = renameat2(bpffs, tmp, bpffs, TSLACK_PIN_NAME, RENAME_NOREPLACE) ? -errno : 0;
+	if (err == -EEXIST) {
+		if (clear_pin_dir(bpffs, root, e))
+			goto out;
+		err = renameat2(bpffs, tmp, bpffs, TSLACK_PIN_NAME, RENAME_NOREPLACE) ? -errno : 0;
+	}
+	if (err)
+		err_errno(e, 0, "pinning the policy", err);
+out:
+	if (dir >= 0) {
+		if (err)
+			unpin_dir(bpffs, tmp, dir);
+		close(dir);
+	}
+	/* Once pinned, the pins keep the links: only drop our references. */
+	for (i = 0; !err && i < ARRAY_SIZE(pins); i++) {
+		if (pins[i].kind == PIN_LINK)
+			bpf_link__disconnect(pin_object(skel, &pins[i]));
+	}
+	tslack_bpf__destroy(skel);
+	return err ? -1 : 0;
+}
+
+int policy_attach(unsigned int max_cgroups, bool align, struct tslack_err *e)
+{
+	char tmp[64];
+	struct stat root;
+	int bpffs, err;
+
+	bpffs = bpffs_open(&root);
+	if (bpffs == -ENODEV)
+		return err_set(e, -1,
+			       "%s: not a bpf file system: mount one (mount -t bpf -o mode=700 bpf %s)",
+			       TSLACK_BPFFS, TSLACK_BPFFS);
+	if (bpffs < 0)
+		return explain(e, -1, TSLACK_PIN_DIR, bpffs);
+	err = clear_pin_dir(bpffs, &root, e);
+	/* Before libbpf would say it in many lines of its own. */
+	if (!err && !policy_kernel_has_hook())
+		err = policy_no_hook(e, -1);
+	if (!err) {
+		remove_dead_attaches(bpffs, &root);
+		/* bpffs refuses dots in names. */
+		snprintf(tmp, sizeof(tmp), ATTACHING_PREFIX "%d", getpid());
+		err = load_and_pin(bpffs, &root, tmp, max_cgroups, align, e);
+	}
+	close(bpffs);
+	return err;
+}
+
+int policy_detach(struct tslack_err *e)
+{
+	struct stat root;
+	int bpffs, dir, err;
+	char why[64];
+
+	bpffs = bpffs_open(&root);
+	if (bpffs == -ENODEV)
+		return 0;
+	if (bpffs < 0)
+		return explain(e, -1, "detaching", bpffs);
+	remove_dead_attaches(bpffs, &root);
+	dir = open_ours(bpffs, &root, TSLACK_PIN_NAME, why, sizeof(why));
+	if (dir == -E_FOREIGN) {
+		/* Nothing of tslack's is attached, and that one is not ours to remove. */
+		say_foreign(NULL, 0, TSLACK_PIN_NAME, why, "left alone");
+		err = 0;
+	} else if (dir == -ENOENT) {
+		err = 0;
+	} else if (dir < 0) {
+		err = dir;
+	} else {
+		err = flock(dir, LOCK_EX) ? -errno : unpin_dir(bpffs, TSLACK_PIN_NAME, dir);
+		close(dir);
+	}
+	close(bpffs);
+	if (err)
+		return explain(e, -1, "detaching", err);
+	return 0;
+}

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reaching what attach pinned (attach.c), through the pin directory
+ * checked by bpffs.c: whether it is attached, the writers' lock, the map,
+ * the invalidation.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "bpffs.h"
+#include "policy.h"
+
+bool policy_kernel_has_hook(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool found;
+
+	found = btf && btf__find_by_name_kind(btf, "timer_slack_ops", BTF_KIND_STRUCT) > 0;
+	btf__free(btf);
+	return found;
+}
+
+/* The value of TIMER_SLACK_ALIGN in @t, an enum of @btf; 0 if it has none. */
+static __u64 align_value(const struct btf *btf, const struct btf_type *t)
+{
+	const struct btf_enum64 *e64 = btf_is_enum64(t) ? btf_enum64(t) : NULL;
+	const struct btf_enum *e = btf_is_enum(t) ? btf_enum(t) : NULL;
+	int i;
+
+	for (i = 0; i < btf_vlen(t); i++) {
+		if (e && !strcmp(btf__name_by_offset(btf, e[i].name_off), "TIMER_SLACK_ALIGN"))
+			return (__u32)e[i].val;
+		if (e64 && !strcmp(btf__name_by_offset(btf, e64[i].name_off), "TIMER_SLACK_ALIGN"))
+			return btf_enum64_value(&e64[i]);
+	}
+	return 0;
+}
+
+__u64 policy_kernel_align_flag(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	__u64 flag = 0;
+	int id;
+
+	if (!btf)
+		return 0;
+	id = btf__find_by_name_kind(btf, "timer_slack_ops_flags", BTF_KIND_ENUM);
+	if (id < 0)
+		id = btf__find_by_name_kind(btf, "timer_slack_ops_flags", BTF_KIND_ENUM64);
+	if (id > 0)
+		flag = align_value(btf, btf__type_by_id(btf, id));
+	btf__free(btf);
+	return flag;
+}
+
+/* The offset of member @name of struct @id in @btf, and its type in *@type. */
+static int member_offset(const struct btf *btf, int id, const char *name, int *type)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *m;
+	int i;
+
+	for (i = 0, m = t && btf_is_struct(t) ? btf_members(t) : NULL; m && i < btf_vlen(t);
+	     i++, m++) {
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), name)) {
+			*type = m->type;
+			return btf_member_bit_offset(t, i) / 8;
+		}
+	}
+	return -ENOENT;
+}
+
+/* The flags of the struct_ops map @map (its value: common, then data). */
+static int ops_flags(int map, __u64 *flags)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), key = 0;
+	int data, off = -ENOENT, type;
+	struct btf *btf = NULL;
+	char *value = NULL;
+
+	if (!bpf_map_get_info_by_fd(map, &info, &len))
+		btf = btf__load_vmlinux_btf();
+	data = btf ? member_offset(btf, info.btf_vmlinux_value_type_id, "data", &type) : -ENOENT;
+	if (data >= 0)
+		off = member_offset(btf, type, "flags", &type);
+	if (off >= 0 && data + off + sizeof(*flags) <= info.value_size)
+		value = calloc(1, info.value_size);
+	if (value && !bpf_map_lookup_elem(map, &key, value))
+		memcpy(flags, value + data + off, sizeof(*flags));
+	else if (off >= 0)
+		off = -errno;
+	free(value);
+	btf__free(btf);
+	return off < 0 ? off : 0;
+}
+
+int policy_aligned(void)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+	__u64 flags = 0, align = policy_kernel_align_flag();
+	int link, map, err;
+
+	if (!align)
+		return 0;
+	link = policy_obj_get("policy");
+	if (link < 0)
+		return link;
+	err = bpf_link_get_info_by_fd(link, &info, &len) ? -errno : 0;
+	close(link);
+	if (err)
+		return err;
+	/*
+	 * A struct_ops link's map id is the first member of the union that
+	 * ends the info (Linux 6.4's UAPI), which Debian 12's headers lack.
+	 */
+	memcpy(&map, (char *)&info + offsetof(struct bpf_link_info, raw_tracepoint), sizeof(map));
+	map = bpf_map_get_fd_by_id(map);
+	if (map < 0)
+		return -errno;
+	err = ops_flags(map, &flags);
+	close(map);
+	return err ? err : !!(flags & align);
+}
+
+int policy_no_hook(struct tslack_err *e, int ret)
+{
+	return err_set(e, ret,
+		       "this kernel has no timer_slack_ops: boot one with the tslack patches (CONFIG_TIMER_SLACK_BPF=y)");
+}
+
+int policy_not_attached(struct tslack_err *e, int ret)
+{
+	if (!policy_kernel_has_hook())
+		return policy_no_hook(e, ret);
+	return err_set(e, ret, "tslack is not attached: run 'tslackctl attach' first");
+}
+
+int policy_attached(struct tslack_err *e)
+{
+	int dir, ret;
+
+	dir = open_pin_dir();
+	ret = dir < 0 ? dir : has_link(dir);
+	if (dir >= 0)
+		close(dir);
+	if (ret >= 0 || ret == -ENOENT)
+		return ret > 0;
+	/* systemd mounts bpffs 0700: then only root may even look. */
+	return explain(e, -1, TSLACK_PIN_DIR, ret);
+}
+
+int policy_obj_get(const char *name)
+{
+	int dir, fd;
+
+	dir = open_pin_dir();
+	if (dir == -E_UNSAFE)
+		return -EPERM;
+	if (dir < 0)
+		return dir;
+	fd = get_at(dir, name);
+	close(dir);
+	return fd;
+}
+
+int policy_lock(struct tslack_err *e)
+{
+	int lock, err;
+
+	lock = open_pin_dir();
+	if (lock >= 0) {
+		/* A detach that ran while we waited unpinned the link first. */
+		err = flock(lock, LOCK_EX) ? -errno : has_link(lock);
+		if (err <= 0) {
+			close(lock);
+			lock = err ? err : -ENOENT;
+		}
+	}
+	if (lock == -ENOENT)
+		return policy_not_attached(e, lock);
+	if (lock < 0)
+		return explain(e, -1, TSLACK_PIN_DIR, lock);
+	return lock;
+}
+
+void policy_unlock(int lock)
+{
+	close(lock);
+}
+
+int policy_lock_map(int *map_fd, struct tslack_err *e)
+{
+	int lock;
+
+	lock = policy_lock(e);
+	if (lock < 0)
+		return lock;
+	/* The lock is the checked pin directory: get the map through it. */
+	*map_fd = get_at(lock, "settings");
+	if (*map_fd < 0) {
+		policy_unlock(lock);
+		return err_errno(e, -1, TSLACK_MAP_PIN, *map_fd);
+	}
+	return lock;
+}
+
+int policy_map_fd(struct tslack_err *e)
+{
+	int dir, fd;
+
+	dir = open_pin_dir();
+	fd = dir < 0 ? dir : has_link(dir);
+	if (fd > 0) {
+		fd = get_at(dir, "settings");
+		if (fd < 0)
+			err_errno(e, fd, TSLACK_MAP_PIN, fd);
+	} else if (!fd || fd == -ENOENT) {
+		fd = policy_not_attached(e, -ENOENT);
+	} else {
+		explain(e, fd, TSLACK_PIN_DIR, fd);
+	}
+	if (dir >= 0)
+		close(dir);
+	return fd < 0 ? -1 : fd;
+}
+
+int policy_invalidate(struct tslack_err *e)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	int dir, fd, err;
+
+	dir = open_pin_dir();
+	fd = dir < 0 ? dir : get_at(dir, "invalidate");
+	if (dir >= 0)
+		close(dir);
+	if (fd < 0)
+		return explain(e, -1, TSLACK_INVALIDATE_PIN, fd);
+	err = bpf_prog_test_run_opts(fd, &opts);
+	close(fd);
+	if (err)
+		return err_errno(e, -1, "making tasks use the new setting", err);
+	return 0;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Attaching the tslack BPF policy and reaching its pinned map. The paths
+ * below are for messages: the library reaches bpffs only through
+ * directory fds it checked, as bpffs may be world-writable (bpffs.h).
+ * A call that fails says why in @e (err.h), which may be NULL.
+ */
+#ifndef TSLACK_POLICY_H
+#define TSLACK_POLICY_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+#include "../../bpf/tslack.h"
+#include "err.h"
+
+#define TSLACK_BPFFS "/sys/fs/bpf"
+#define TSLACK_PIN_NAME "tslack"
+#define TSLACK_PIN_DIR TSLACK_BPFFS "/" TSLACK_PIN_NAME
+#define TSLACK_MAP_PIN TSLACK_PIN_DIR "/settings"
+#define TSLACK_LINK_PIN TSLACK_PIN_DIR "/policy"
+#define TSLACK_INVALIDATE_PIN TSLACK_PIN_DIR "/invalidate"
+
+/*
+ * Load, attach and pin the policy, with room for @max_cgroups settings;
+ * with @align, the sleeps it slows down end on a grid shared by all CPUs
+ * if the kernel can do that. 0 or -1. What it finds in bpffs and leaves
+ * alone is a warning.
+ */
+int policy_attach(unsigned int max_cgroups, bool align, struct tslack_err *e);
+
+/*
+ * Detach the policy and unpin everything, also what a killed attach or
+ * detach left. Not attached is fine. 0 or -1.
+ */
+int policy_detach(struct tslack_err *e);
+
+/* 1 if attached (the policy's link is pinned), 0 if not, -1 if it cannot be told. */
+int policy_attached(struct tslack_err *e);
+
+/* Does the running kernel have the timer_slack_ops hook, by its BTF? */
+bool policy_kernel_has_hook(void);
+
+/* The kernel's TIMER_SLACK_ALIGN, from its BTF; 0 if it cannot align sleeps. */
+__u64 policy_kernel_align_flag(void);
+
+/*
+ * Whether the attached policy aligns its sleeps (1) or not (0), read from
+ * its struct_ops in the kernel; -errno if it cannot be read (only root may).
+ */
+int policy_aligned(void);
+
+/* That the kernel has no hook and what to do, in @e; returns @ret. */
+int policy_no_hook(struct tslack_err *e, int ret);
+
+/* That tslack is not attached, or that this kernel cannot attach it; returns @ret. */
+int policy_not_attached(struct tslack_err *e, int ret);
+
+/* A file descriptor of the pinned map, or -1. */
+int policy_map_fd(struct tslack_err *e);
+
+/*
+ * A file descriptor of what attach pinned as @name ("settings", ...), or
+ * -errno: -ENOENT if tslack is not attached. Only through the checked pin
+ * directory, never by a path a user could have redirected: use this, not
+ * bpf_obj_get(TSLACK_MAP_PIN).
+ */
+int policy_obj_get(const char *name);
+
+/*
+ * Hold off attach and detach, and other writers, until policy_unlock():
+ * returns a lock, -ENOENT when tslack is not attached, -1 for anything
+ * else.
+ */
+int policy_lock(struct tslack_err *e);
+void policy_unlock(int lock);
+
+/*
+ * policy_lock(), then a file descriptor of the pinned map in *@map_fd:
+ * the lock, or what policy_lock() returns on failure (nothing held then).
+ */
+int policy_lock_map(int *map_fd, struct tslack_err *e);
+
+/*
+ * Make every task ask the policy again at its next sleep, rather than
+ * within TSLACK_MAX_CACHE_AGE_MS. 0 or -1.
+ */
+int policy_invalidate(struct tslack_err *e);
+
+#endif

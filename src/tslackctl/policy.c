@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tslackctl attach, detach, status and supported: the policy itself. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "lib/json.h"
+#include "lib/parse.h"
+#include "lib/policy.h"
+#include "lib/settings.h"
+#include "tslackctl.h"
+
+int cmd_attach(int argc, char **argv __always_unused, const struct opts *o)
+{
+	uint64_t max = TSLACK_DEFAULT_MAX_CGROUPS;
+	struct tslack_err e = {};
+	char err[512];
+
+	if (optind != argc)
+		return usage_error("usage: tslackctl attach [--max-cgroups=N] [--no-align]");
+	if (o->max_cgroups && parse_count(o->max_cgroups, 1 << 24, &max, err, sizeof(err)))
+		return usage_error("--max-cgroups: %s", err);
+	if (!may_change_policy())
+		return EXIT_RUNTIME;
+	return policy_attach(max, !o->no_align, &e) ? fail(&e) : 0;
+}
+
+int cmd_detach(int argc, char **argv __always_unused, const struct opts *o __always_unused)
+{
+	struct tslack_err e = {};
+
+	if (optind != argc)
+		return usage_error("usage: tslackctl detach");
+	if (!may_change_policy())
+		return EXIT_RUNTIME;
+	return policy_detach(&e) ? fail(&e) : 0;
+}
+
+int cmd_status(int argc, char **argv __always_unused, const struct opts *o)
+{
+	struct bpf_map_info info = {};
+	struct tslack_err e = {};
+	__u32 len = sizeof(info);
+	struct json_object *j;
+	int fd, attached, aligned = -1;
+	long n = -1;
+
+	if (optind != argc)
+		return usage_error("usage: tslackctl status [--json]");
+	attached = policy_attached(&e);
+	if (attached < 0) {
+		fail(&e);
+		return EXIT_UNKNOWN;
+	}
+	if (attached) {
+		/* Everyone may ask; only root may count. */
+		fd = policy_obj_get("settings");
+		if (fd >= 0) {
+			n = settings_count(fd);
+			if (n < 0 || bpf_map_get_info_by_fd(fd, &info, &len)) {
+				fail_errno(TSLACK_MAP_PIN, n < 0 ? n : -errno);
+				close(fd);
+				return EXIT_RUNTIME;
+			}
+			close(fd);
+		} else if (fd != -EACCES && fd != -EPERM) {
+			return fail_errno(TSLACK_MAP_PIN, fd);
+		}
+		aligned = policy_aligned();
+	}
+	if (o->json) {
+		j = json_object_new_object();
+		j = json_add(j, "attached", json_object_new_boolean(attached));
+		j = json_add(j, "kernel_hook",
+			     json_object_new_boolean(attached || policy_kernel_has_hook()));
+		j = json_add(j, "pin_dir", json_object_new_string(TSLACK_PIN_DIR));
+		j = json_add(j, "max_cache_age_ms", json_object_new_int(TSLACK_MAX_CACHE_AGE_MS));
+		if (aligned >= 0)
+			j = json_add(j, "aligned", json_object_new_boolean(aligned));
+		if (n >= 0) {
+			j = json_add(j, "settings", json_object_new_int64(n));
+			j = json_add(j, "max_settings", json_object_new_int64(info.max_entries));
+		}
+		if (show_json(j))
+			return EXIT_RUNTIME;
+	} else if (!attached && !policy_kernel_has_hook()) {
+		printf("attached: no (this kernel has no timer_slack_ops)\n");
+	} else if (!attached) {
+		printf("attached: no\n");
+	} else {
+		printf("attached: yes (%s)\n", TSLACK_PIN_DIR);
+		if (aligned >= 0)
+			printf("aligned across CPUs: %s\n", aligned ? "yes" : "no");
+		if (n >= 0)
+			printf("cgroups with a setting: %ld of %u\n", n, info.max_entries);
+	}
+	return attached ? 0 : EXIT_NOT_ATTACHED;
+}
+
+/*
+ * For the units' ExecCondition=: on a kernel without the hook they are
+ * skipped (exit 1 to 254) with this one line in the journal, not failed.
+ * Anyone may ask: /sys/kernel/btf/vmlinux is world-readable.
+ */
+int cmd_supported(int argc, char **argv __always_unused, const struct opts *o __always_unused)
+{
+	struct tslack_err e = {};
+
+	if (optind != argc)
+		return usage_error("usage: tslackctl supported");
+	if (policy_kernel_has_hook())
+		return 0;
+	policy_no_hook(&e, 0);
+	return fail(&e);
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The daemon (tslackd.c), for main.c: what it holds, and its event loop. */
+#ifndef TSLACKD_H
+#define TSLACKD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "config.h"
+#include "logind.h"
+#include "power.h"
+#include "rules.h"
+#include "state.h"
+#include "watch.h"
+
+#define TSLACKD_STATE "/run/tslackd/state"
+
+struct daemon {
+	sd_event *ev;
+	sd_bus *bus;
+	const char *config_dir;
+	const char *state_file;
+	struct tslackd_config cfg;
+	struct rules rules;
+	struct power power;
+	struct state st;
+	sd_event_source *refresh;	/* deferred: one refresh per burst of signals */
+	sd_event_source *retry;
+	sd_event_source *settle;	/* new cgroups seen, refresh pending */
+	uint64_t last_settle;		/* when it last fired (CLOCK_MONOTONIC) */
+	bool attach_watched;		/* on_attach() tells when tslack is attached */
+	bool reading;			/* the sessions are being read */
+	bool again;			/* and something changed since the read started */
+	bool bus_lost;			/* the system bus went away: exit, holding on */
+	struct watch watch;
+	struct session *last;		/* as of the last refresh, for the log */
+	uint64_t *last_slack;
+	int n_last;
+};
+
+/* Run the daemon until SIGTERM, or the system bus is gone: an exit status. */
+int run(struct daemon *d);
+
+#endif
