@@ -36,7 +36,7 @@ static int add_wakeups(struct cgroup *cg, const struct cgroup *parent, void *dat
 
 struct period {
 	uint64_t slack;		/* imposed on the cgroup; UINT64_MAX: unknown */
-	double wakeups, irqs;	/* per second */
+	double wakeups, irqs, pkgs;	/* per second */
 };
 
 /* Count @cg's subtree's wakeups and the machine's timer interrupts for @ns. */
@@ -44,17 +44,19 @@ static int measure(struct wakeup_counter *c, struct cgroup *cg, uint64_t ns, str
 {
 	struct subtree_sum s = {};
 	struct wakeup_count *then = NULL, *now = NULL;
-	unsigned long long irq0;
+	unsigned long long irq0, pkg0;
 	double t0, secs;
 	int ret = -1;
 
 	s.nthen = wakeups_read(c, &then);
 	irq0 = local_timer_interrupts();
+	pkg0 = wakeups_package(c);
 	t0 = now_s();
 	while (!top_stop && now_s() < t0 + ns / 1e9)
 		usleep(((t0 + ns / 1e9) - now_s()) * 1e6 + 1);
 	secs = now_s() - t0;
 	p->irqs = (local_timer_interrupts() - irq0) / secs;
+	p->pkgs = (wakeups_package(c) - pkg0) / secs;
 	s.nnow = wakeups_read(c, &now);
 	s.now = now;
 	s.then = then;
@@ -93,6 +95,7 @@ static int print_stats_json(const struct cgroup *cg, uint64_t ns, const struct p
 			row = json_add(row, "effective_slack_ns", json_object_new_uint64(p[i].slack));
 		row = json_add(row, "wakeups_per_s", json_fixed(p[i].wakeups, 1));
 		row = json_add(row, "timer_interrupts_per_s", json_fixed(p[i].irqs, 1));
+		row = json_add(row, "package_wakeups_per_s", json_fixed(p[i].pkgs, 1));
 		periods = json_append(periods, row);
 	}
 	j = json_add(json_object_new_object(), "path", json_object_new_string(cg->path));
@@ -110,11 +113,12 @@ static int print_stats(const struct cgroup *cg, uint64_t ns, const struct period
 	if (json)
 		return print_stats_json(cg, ns, p, n);
 	printf("%s (id %" PRIu64 "), %s each\n", cg->path, cg->id, format_ns(dur, sizeof(dur), ns));
-	printf("%-8s %10s %12s %20s\n", "", "EFFECTIVE", "WAKEUPS/S", "TIMER INTERRUPTS/S");
+	printf("%-8s %10s %12s %20s %20s\n", "", "EFFECTIVE", "WAKEUPS/S", "TIMER INTERRUPTS/S",
+	       "PACKAGE WAKEUPS/S");
 	for (i = 0; i < n; i++)
-		printf("%-8s %10s %12.1f %20.1f\n", n > 1 ? period_names[i] : "",
+		printf("%-8s %10s %12.1f %20.1f %20.1f\n", n > 1 ? period_names[i] : "",
 		       p[i].slack == UINT64_MAX ? "-" : format_ns(slack, sizeof(slack), p[i].slack),
-		       p[i].wakeups, p[i].irqs);
+		       p[i].wakeups, p[i].irqs, p[i].pkgs);
 	return 0;
 }
 

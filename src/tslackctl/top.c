@@ -212,7 +212,7 @@ out:
 }
 
 /* A frame of top --json: one object, on one line. */
-static int print_frame_json(const struct frame *f, double secs, double irqs)
+static int print_frame_json(const struct frame *f, double secs, double irqs, double pkgs)
 {
 	struct json_object *rows = json_object_new_array(), *row, *j;
 	size_t i;
@@ -231,12 +231,13 @@ static int print_frame_json(const struct frame *f, double secs, double irqs)
 	}
 	j = json_add(json_object_new_object(), "interval_s", json_fixed(secs, 3));
 	j = json_add(j, "timer_interrupts_per_s", json_fixed(irqs / secs, 1));
+	j = json_add(j, "package_wakeups_per_s", json_fixed(pkgs / secs, 1));
 	j = json_add(j, "wakeups_per_s", json_fixed(f->total / secs, 1));
 	return show_json(json_add(j, "cgroups", rows));
 }
 
 static int print_frame(struct frame *f, const struct top_config *cfg, double secs,
-		       double irqs, int max_rows)
+		       double irqs, double pkgs, int max_rows)
 {
 	char buf[32];
 	int shown;
@@ -244,9 +245,9 @@ static int print_frame(struct frame *f, const struct top_config *cfg, double sec
 
 	qsort_r(f->rows, f->n, sizeof(*f->rows), cmp_rows, (void *)&cfg->sort);
 	if (cfg->json)
-		return print_frame_json(f, secs, irqs);
-	printf("Timer interrupts: %.1f/s   timed-sleep wakeups: %.1f/s   (every %.1fs, depth %d)\n\n",
-	       irqs / secs, f->total / secs, secs, cfg->depth);
+		return print_frame_json(f, secs, irqs, pkgs);
+	printf("Timer interrupts: %.1f/s   package wakeups: %.1f/s   timed-sleep wakeups: %.1f/s   (every %.1fs, depth %d)\n\n",
+	       irqs / secs, pkgs / secs, f->total / secs, secs, cfg->depth);
 	printf("%-48s %12s %10s\n", "CGROUP", "WAKEUPS/S", "EFFECTIVE");
 	for (i = 0, shown = 0; i < f->n && (max_rows <= 0 || shown < max_rows); i++) {
 		if (!shown_row(&f->rows[i]))
@@ -299,7 +300,7 @@ static int top_run(const struct top_config *config)
 	bool interactive = !cfg.batch && isatty(0) && isatty(1);
 	struct wakeup_count *then = NULL, *now = NULL;
 	struct frame f = {};
-	unsigned long long irq0, irq1;
+	unsigned long long irq0, irq1, pkg0, pkg1;
 	struct termios saved, raw;
 	struct winsize ws;
 	struct wakeup_counter *c;
@@ -319,6 +320,7 @@ static int top_run(const struct top_config *config)
 	}
 	f.nthen = wakeups_read(c, &then);
 	irq0 = local_timer_interrupts();
+	pkg0 = wakeups_package(c);
 	t0 = now_s();
 	while (!top_stop && f.nthen >= 0 && (!cfg.iterations || shown < cfg.iterations)) {
 		wait_or_key(&cfg, cfg.delay_ns / 1e9, interactive);
@@ -326,6 +328,7 @@ static int top_run(const struct top_config *config)
 			break;
 		f.nnow = wakeups_read(c, &now);
 		irq1 = local_timer_interrupts();
+		pkg1 = wakeups_package(c);
 		t1 = now_s();
 		if (f.nnow < 0)
 			break;
@@ -340,7 +343,8 @@ static int top_run(const struct top_config *config)
 			if (ioctl(1, TIOCGWINSZ, &ws))
 				ws.ws_row = 0;
 		}
-		if (print_frame(&f, &cfg, t1 - t0, irq1 - irq0, interactive ? ws.ws_row - 5 : 0)) {
+		if (print_frame(&f, &cfg, t1 - t0, irq1 - irq0, pkg1 - pkg0,
+				interactive ? ws.ws_row - 5 : 0)) {
 			ret = 1;
 			break;
 		}
@@ -355,6 +359,7 @@ static int top_run(const struct top_config *config)
 		now = NULL;
 		f.nthen = f.nnow;
 		irq0 = irq1;
+		pkg0 = pkg1;
 		t0 = t1;
 	}
 	if (f.nthen < 0 || f.nnow < 0) {

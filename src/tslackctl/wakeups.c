@@ -101,3 +101,8 @@ uint64_t wakeups_dropped(struct wakeup_counter *c)
 {
 	return c->skel->bss->dropped;
 }
+
+uint64_t wakeups_package(struct wakeup_counter *c)
+{
+	return __atomic_load_n(&c->skel->bss->package_wakeups, __ATOMIC_RELAXED);
+}

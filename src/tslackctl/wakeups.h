@@ -34,4 +34,10 @@ uint64_t wakeups_of(const struct wakeup_count *counts, long n, uint64_t id);
 /* Wakeups that found the counter's map full. */
 uint64_t wakeups_dropped(struct wakeup_counter *c);
 
+/*
+ * Package wakeups so far: CPUs leaving idle, those within 200 us of each
+ * other counted once (bpf/tslack_top.bpf.c).
+ */
+uint64_t wakeups_package(struct wakeup_counter *c);
+
 #endif

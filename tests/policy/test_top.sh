@@ -5,7 +5,7 @@
 # interrupts within 10% of /proc/interrupts over the same time; its
 # counting is loaded only while it runs.
 . /usr/local/lib/tslack/harness.sh
-plan 16
+plan 17
 # within PCT A B: A within PCT% of B
 within() { awk -v p="$1" -v a="$2" -v b="$3" 'BEGIN { exit !(b > 0 && a > b * (1 - p / 100) && a < b * (1 + p / 100)) }'; }
 # The LOC line of /proc/interrupts, summed over the CPUs.
@@ -31,7 +31,7 @@ tslackctl top -b -n 4 -d 1 --depth 1 --json | while IFS= read -r line; do
 	printf '%s\n' "$line" >>/tmp/top.json
 done
 wait "$load"
-read -r want_w _ </tmp/sleepers
+read -r want_w _ want_pkg _ </tmp/sleepers
 want_loc=$(awk 'NR == 1 { s = $1; a = $2 } NR == 4 { printf "%.1f", ($2 - a) / ($1 - s) }' /tmp/top.loc)
 # The first second may hold the load's start: the median of the four.
 got_w=$(grep -o '"path": "/wk", "id": [0-9]*, "wakeups_per_s": [0-9.]*' /tmp/top.json |
@@ -47,6 +47,10 @@ within 10 "$got_w" "$want_w" && pass top/wakeups_of_the_load ||
 echo "# top: /wk $got_w/s (load: $want_w/s), interrupts $got_loc/s (/proc/interrupts: $want_loc/s)"
 within 10 "$got_loc" "$want_loc" && pass top/timer_interrupts ||
 	fail top/timer_interrupts "top says $got_loc/s, /proc/interrupts over the same time $want_loc/s"
+# Package wakeups: top's counter against the load's own, over other spans.
+got_pkg=$(grep -o '"package_wakeups_per_s": [0-9.]*' /tmp/top.json | awk '{ print $NF }' | median)
+within 25 "$got_pkg" "$want_pkg" && pass top/package_wakeups ||
+	fail top/package_wakeups "top says $got_pkg/s, the load's counter $want_pkg/s"
 eq "top/nothing_left_loaded" 0 "$(bpftool prog show | grep -c count_wakeup)"
 
 # The text form: a header, and the load's cgroup with its slack.
