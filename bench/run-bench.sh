@@ -66,6 +66,8 @@ for r in $(seq 1 "$R"); do
 	res wake_default "$(sleepers)"
 	tslackctl attach && tslackctl set wk 50ms || exit 1
 	res wake_tslack "$(sleepers)"
+	tslackctl detach && tslackctl attach --no-align && tslackctl set wk 50ms || exit 1
+	res wake_plain "$(sleepers)"
 	tslackctl detach || exit 1
 	res wake_pertask "$(sleepers 50000000)"
 done

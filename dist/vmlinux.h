@@ -13222,6 +13222,10 @@ enum timekeeping_adv_mode {
 	TK_ADV_FREQ = 1,
 };
 
+enum timer_slack_ops_flags {
+	TIMER_SLACK_ALIGN = 1,
+};
+
 enum timespec_type {
 	TT_NONE = 0,
 	TT_NATIVE = 1,
@@ -13942,7 +13946,7 @@ enum wq_internal_consts {
 
 enum wq_misc_consts {
 	WORK_NR_COLORS = 16,
-	WORK_CPU_UNBOUND = 2,
+	WORK_CPU_UNBOUND = 8,
 	WORK_BUSY_PENDING = 1,
 	WORK_BUSY_RUNNING = 2,
 	WORKER_DESC_LEN = 32,
@@ -27535,6 +27539,7 @@ struct bpf_struct_ops_tcp_congestion_ops {
 
 struct timer_slack_ops {
 	u64 (*effective_slack)(struct task_struct *, u64);
+	u64 flags;
 };
 
 struct bpf_struct_ops_timer_slack_ops {
@@ -27547,7 +27552,6 @@ struct bpf_struct_ops_timer_slack_ops {
 	long: 64;
 	long: 64;
 	struct timer_slack_ops data;
-	long: 64;
 	long: 64;
 	long: 64;
 	long: 64;
@@ -44436,7 +44440,7 @@ struct kernfs_elem_symlink {
 };
 
 struct kernfs_global_locks {
-	struct mutex open_file_mutex[4];
+	struct mutex open_file_mutex[64];
 };
 
 struct simple_xattrs {
@@ -59314,6 +59318,7 @@ struct task_struct {
 	unsigned int frozen: 1;
 	unsigned int in_eventfd: 1;
 	unsigned int reported_split_lock: 1;
+	unsigned int timer_slack_align: 1;
 	long unsigned int atomic_flags;
 	struct restart_block restart_block;
 	pid_t pid;

@@ -218,8 +218,12 @@ static __u64 max_age_jiffies(void)
 	return ns ? TSLACK_MAX_CACHE_AGE_MS * 1000000ULL / ns : 1;
 }
 
-/* Set the flags of the policy's struct_ops before it is loaded; 0, or -errno. */
-static int set_ops_flags(struct tslack_bpf *skel, __u64 flags)
+/*
+ * Set the flags of the policy's struct_ops before it is loaded. A policy
+ * built with the types of a kernel without them (an older dist/vmlinux.h)
+ * has no such member: it attaches with plain slack.
+ */
+static void set_ops_flags(struct tslack_bpf *skel, __u64 flags)
 {
 	const struct btf *btf = bpf_object__btf(skel->obj);
 	const struct btf_member *m;
@@ -234,9 +238,10 @@ static int set_ops_flags(struct tslack_bpf *skel, __u64 flags)
 			continue;
 		memcpy((char *)skel->struct_ops.tslack + btf_member_bit_offset(t, i) / 8,
 		       &flags, sizeof(flags));
-		return 0;
+		return;
 	}
-	return flags ? -EOPNOTSUPP : 0;
+	if (flags)
+		warn_say("this build of tslack cannot align sleeps across CPUs: attached without");
 }
 
 /* Load, attach and pin in @bpffs's private directory @tmp; 0, or -1. */
@@ -251,9 +256,8 @@ static int load_and_pin(int bpffs, const struct stat *root, const char *tmp,
 	if (!skel)
 		return err_errno(e, -1, "opening the policy", errno);
 	skel->rodata->max_age_jiffies = max_age_jiffies();
+	set_ops_flags(skel, align ? policy_kernel_align_flag() : 0);
 	err = bpf_map__set_max_entries(skel->maps.settings, max_cgroups);
-	if (!err)
-		err = set_ops_flags(skel, align ? policy_kernel_align_flag() : 0);
 	if (!err)
 		err = tslack_bpf__load(skel);
 	if (err) {
