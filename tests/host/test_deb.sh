@@ -35,9 +35,12 @@ if [ -n "$newer" ]; then
 fi
 echo "PASS deb/build"
 # The package's BPF objects are built against dist/vmlinux.h, a snapshot:
-# it must be the BTF of the kernel make test builds from the series.
+# it must be the BTF of the kernel make test builds from the series. The
+# same lines: a clean and an incremental build of one tree order some
+# forward declarations differently.
 [ -f "$top/bpf/vmlinux.h" ] &&
-	check deb/vmlinux_snapshot 'cmp -s "$top/bpf/vmlinux.h" "$top/dist/vmlinux.h"' \
+	check deb/vmlinux_snapshot \
+		'cmp -s <(sort "$top/bpf/vmlinux.h") <(sort "$top/dist/vmlinux.h")' \
 		"dist/vmlinux.h is not the built kernel's BTF: run 'make vmlinux-snapshot'"
 
 lintian --fail-on error "$changes" >"$work/lintian.txt" 2>&1
