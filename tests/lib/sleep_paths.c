@@ -288,7 +288,8 @@ int measure_sleeps(const struct sleep_path *path, uint64_t req_ns, unsigned int 
 			return err;
 		t = monotonic_ns();
 		late[i] = (int64_t)(t - t0 - req_ns);
-		off[i] = grid_ns ? (int64_t)(t % grid_ns) : 0;
+		/* How long after the first grid point past the timeout it ended. */
+		off[i] = grid_ns ? (int64_t)(t - (t0 + req_ns + grid_ns - 1) / grid_ns * grid_ns) : 0;
 		if (late[i] < 0)
 			*early = true;
 	}
@@ -338,12 +339,14 @@ static void check_sleep_path(const char *name, const struct sleep_path *p, uint6
 }
 
 /*
- * Sleeps aligned on @slack_ns end at a multiple of the slack plus the
- * wakeup's latency (at most a tenth of the slack here), never early and
- * never more than the slack and that latency late. Under TCG the first
- * passes through a path can take so long to translate that a timer is
- * armed after its whole window, and fires at once: the path is run once
- * before, and the checks take medians.
+ * A sleep aligned on @slack_ns ends by the first multiple of the slack
+ * after its timeout, plus the wakeup's latency (at most a tenth of the
+ * slack here): its hard expiry. With plain slack it would end a slack
+ * after its timeout, mostly past that point. Earlier is allowed: another
+ * interrupt of the CPU after the timeout runs the timer. Never early.
+ * Under TCG the first passes through a path can take so long to
+ * translate that a timer is armed after its whole window and fires at
+ * once: the path is run once before, and the checks take medians.
  */
 static void check_aligned(const char *name, const struct sleep_path *p, uint64_t req_ns,
 			  uint64_t slack_ns)
@@ -360,7 +363,7 @@ static void check_aligned(const char *name, const struct sleep_path *p, uint64_t
 		report(name, false, "sleep failed: %s", strerror(-err));
 	else
 		report(name, !early && late <= (int64_t)slack_ns + tolerance && off <= tolerance,
-		       "woke %lld ns late%s, %lld ns after a multiple of %llu (at most %lld)",
+		       "woke %lld ns late%s, %lld ns after the first multiple of %llu past the timeout (at most %lld)",
 		       (long long)late, early ? " (and early)" : "", (long long)off,
 		       (unsigned long long)slack_ns, (long long)tolerance);
 }

@@ -38,8 +38,8 @@ int measure_lateness(const struct sleep_path *path, uint64_t req_ns,
 		     unsigned int samples, int64_t *median, bool *early);
 
 /*
- * The same, and with @grid_ns the median distance of a sleep's end past a
- * multiple of @grid_ns, in @off_grid.
+ * The same, and with @grid_ns the median of how long after the first
+ * multiple of @grid_ns past its timeout a sleep ended, in @off_grid.
  */
 int measure_sleeps(const struct sleep_path *path, uint64_t req_ns, unsigned int samples,
 		   uint64_t grid_ns, int64_t *median, bool *early, int64_t *off_grid);
@@ -56,8 +56,8 @@ void check_sleep_paths(const char *phase, uint64_t slack_ns, uint64_t scale_ns);
 
 /*
  * The same with a policy that aligns its slack @slack_ns: every sleep that
- * uses a slack ends at a multiple of it, plus the wakeup's latency (at
- * most a tenth of it), never early nor more than the slack late.
+ * uses a slack ends by the first multiple of it past its timeout, plus the
+ * wakeup's latency (at most a tenth of it), never early.
  */
 void check_aligned_sleep_paths(const char *phase, uint64_t slack_ns);
 
