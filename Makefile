@@ -51,7 +51,7 @@ POLICY_TESTS := $(patsubst tests/policy/%.sh,%,$(wildcard tests/policy/*.sh))
 help:
 	@echo 'make demo    build what is missing, boot, and show what tslack does'
 	@echo 'make test    build (kernel, tools, tests) and run every test in QEMU'
-	@echo 'make bench   hook cost and wakeups saved, from one QEMU boot'
+	@echo 'make bench   hook cost, wakeups saved, package wakeups on 2 and 8 vCPUs (QEMU, icount)'
 	@echo 'make stress  30 s of races on the debug (lockdep, KASAN) kernel'
 	@echo 'make fuzz    fuzz the parsers of tslackctl and tslackd on the host (libFuzzer)'
 	@echo 'make checkpatch  scripts/checkpatch.pl --strict on kernel-patch/'
