@@ -9,21 +9,15 @@ R=${1:-5}
 SECONDS_PER_RUN=${2:-5}
 
 . /usr/local/lib/tslack/harness.sh
-res() { echo "RESULT $*"; }
-# As in run-bench.sh: let the deferred work of an attach or a set finish.
-sleepers() {
-	sleep 2
-	in_cg wk tslack-bench sleepers 16 "$SECONDS_PER_RUN" 10 "$@"
-}
 
 res cpus "$(grep -c ^processor /proc/cpuinfo)"
 tslackctl detach >/dev/null 2>&1
 mkdir -p "$CG/wk"
 for r in $(seq 1 "$R"); do
-	res pertask "$(sleepers 50000000)"
+	res pertask "$(bench_sleepers 50000000)"
 	tslackctl attach && tslackctl set wk 50ms || exit 1
-	res aligned "$(sleepers)"
+	res aligned "$(bench_sleepers)"
 	tslackctl detach && tslackctl attach --no-align && tslackctl set wk 50ms || exit 1
-	res plain "$(sleepers)"
+	res plain "$(bench_sleepers)"
 	tslackctl detach || exit 1
 done

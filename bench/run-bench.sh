@@ -6,14 +6,6 @@ CALLS=${2:-20000}
 SECONDS_PER_RUN=${3:-5}
 
 . /usr/local/lib/tslack/harness.sh
-res() { echo "RESULT $*"; }
-# Let deferred work of the attach, set or detach before finish before
-# counting interrupts: without the pause the run right after an attach
-# counted 10-15% fewer than the others.
-sleepers() {
-	sleep 2
-	in_cg wk tslack-bench sleepers 16 "$SECONDS_PER_RUN" 10 "$@"
-}
 
 res boot_to_bench_s "$(cut -d' ' -f1 /proc/uptime)"
 tslackctl detach >/dev/null 2>&1
@@ -63,20 +55,20 @@ done
 
 mkdir -p "$CG/wk"
 for r in $(seq 1 "$R"); do
-	res wake_default "$(sleepers)"
+	res wake_default "$(bench_sleepers)"
 	tslackctl attach && tslackctl set wk 50ms || exit 1
-	res wake_tslack "$(sleepers)"
+	res wake_tslack "$(bench_sleepers)"
 	tslackctl detach && tslackctl attach --no-align && tslackctl set wk 50ms || exit 1
-	res wake_plain "$(sleepers)"
+	res wake_plain "$(bench_sleepers)"
 	tslackctl detach || exit 1
-	res wake_pertask "$(sleepers 50000000)"
+	res wake_pertask "$(bench_sleepers 50000000)"
 done
 
 # Wakeups against slack, for the plot.
 tslackctl attach || exit 1
 for ms in 0 1 5 20 50 100; do
 	tslackctl set wk "${ms}ms" || exit 1
-	res "sweep_$ms" "$(sleepers)"
+	res "sweep_$ms" "$(bench_sleepers)"
 done
 
 # The same sweep per cgroup, as tslackctl top sees it: /wk's 16 sleepers

@@ -226,21 +226,14 @@ static __u64 max_age_jiffies(void)
 static void set_ops_flags(struct tslack_bpf *skel, __u64 flags)
 {
 	const struct btf *btf = bpf_object__btf(skel->obj);
-	const struct btf_member *m;
-	const struct btf_type *t;
-	int id, i;
+	int off, type;
 
 	/* Through the policy's own BTF: its code does not name the member. */
-	id = btf__find_by_name_kind(btf, "timer_slack_ops", BTF_KIND_STRUCT);
-	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	for (i = 0, m = t ? btf_members(t) : NULL; t && i < btf_vlen(t); i++, m++) {
-		if (strcmp(btf__name_by_offset(btf, m->name_off), "flags"))
-			continue;
-		memcpy((char *)skel->struct_ops.tslack + btf_member_bit_offset(t, i) / 8,
-		       &flags, sizeof(flags));
-		return;
-	}
-	if (flags)
+	off = btf_member_offset(btf, btf__find_by_name_kind(btf, "timer_slack_ops",
+							    BTF_KIND_STRUCT), "flags", &type);
+	if (off >= 0)
+		memcpy((char *)skel->struct_ops.tslack + off, &flags, sizeof(flags));
+	else if (flags)
 		warn_say("this build of tslack cannot align sleeps across CPUs: attached without");
 }
 

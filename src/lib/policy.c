@@ -44,27 +44,29 @@ static __u64 align_value(const struct btf *btf, const struct btf_type *t)
 	return 0;
 }
 
-__u64 policy_kernel_align_flag(void)
+/* TIMER_SLACK_ALIGN in the kernel's BTF @btf, 0 if it has none. */
+static __u64 align_flag(const struct btf *btf)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
-	__u64 flag = 0;
 	int id;
 
-	if (!btf)
-		return 0;
 	id = btf__find_by_name_kind(btf, "timer_slack_ops_flags", BTF_KIND_ENUM);
 	if (id < 0)
 		id = btf__find_by_name_kind(btf, "timer_slack_ops_flags", BTF_KIND_ENUM64);
-	if (id > 0)
-		flag = align_value(btf, btf__type_by_id(btf, id));
+	return id > 0 ? align_value(btf, btf__type_by_id(btf, id)) : 0;
+}
+
+__u64 policy_kernel_align_flag(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	__u64 flag = btf ? align_flag(btf) : 0;
+
 	btf__free(btf);
 	return flag;
 }
 
-/* The offset of member @name of struct @id in @btf, and its type in *@type. */
-static int member_offset(const struct btf *btf, int id, const char *name, int *type)
+int btf_member_offset(const struct btf *btf, int id, const char *name, int *type)
 {
-	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
 	const struct btf_member *m;
 	int i;
 
@@ -79,19 +81,17 @@ static int member_offset(const struct btf *btf, int id, const char *name, int *t
 }
 
 /* The flags of the struct_ops map @map (its value: common, then data). */
-static int ops_flags(int map, __u64 *flags)
+static int ops_flags(const struct btf *btf, int map, __u64 *flags)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info), key = 0;
-	int data, off = -ENOENT, type;
-	struct btf *btf = NULL;
+	int data = -ENOENT, off = -ENOENT, type;
 	char *value = NULL;
 
 	if (!bpf_map_get_info_by_fd(map, &info, &len))
-		btf = btf__load_vmlinux_btf();
-	data = btf ? member_offset(btf, info.btf_vmlinux_value_type_id, "data", &type) : -ENOENT;
+		data = btf_member_offset(btf, info.btf_vmlinux_value_type_id, "data", &type);
 	if (data >= 0)
-		off = member_offset(btf, type, "flags", &type);
+		off = btf_member_offset(btf, type, "flags", &type);
 	if (off >= 0 && data + off + sizeof(*flags) <= info.value_size)
 		value = calloc(1, info.value_size);
 	if (value && !bpf_map_lookup_elem(map, &key, value))
@@ -99,36 +99,39 @@ static int ops_flags(int map, __u64 *flags)
 	else if (off >= 0)
 		off = -errno;
 	free(value);
-	btf__free(btf);
 	return off < 0 ? off : 0;
 }
 
 int policy_aligned(void)
 {
+	struct btf *btf = btf__load_vmlinux_btf();
 	struct bpf_link_info info = {};
 	__u32 len = sizeof(info);
-	__u64 flags = 0, align = policy_kernel_align_flag();
+	__u64 flags = 0, align = btf ? align_flag(btf) : 0;
 	int link, map, err;
 
-	if (!align)
+	if (!align) {
+		btf__free(btf);
 		return 0;
+	}
 	link = policy_obj_get("policy");
-	if (link < 0)
-		return link;
-	err = bpf_link_get_info_by_fd(link, &info, &len) ? -errno : 0;
-	close(link);
-	if (err)
+	err = link < 0 ? link : bpf_link_get_info_by_fd(link, &info, &len) ? -errno : 0;
+	if (link >= 0)
+		close(link);
+	if (err) {
+		btf__free(btf);
 		return err;
+	}
 	/*
 	 * A struct_ops link's map id is the first member of the union that
 	 * ends the info (Linux 6.4's UAPI), which Debian 12's headers lack.
 	 */
 	memcpy(&map, (char *)&info + offsetof(struct bpf_link_info, raw_tracepoint), sizeof(map));
 	map = bpf_map_get_fd_by_id(map);
-	if (map < 0)
-		return -errno;
-	err = ops_flags(map, &flags);
-	close(map);
+	err = map < 0 ? -errno : ops_flags(btf, map, &flags);
+	if (map >= 0)
+		close(map);
+	btf__free(btf);
 	return err ? err : !!(flags & align);
 }
 

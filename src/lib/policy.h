@@ -41,6 +41,14 @@ int policy_attached(struct tslack_err *e);
 /* Does the running kernel have the timer_slack_ops hook, by its BTF? */
 bool policy_kernel_has_hook(void);
 
+struct btf;
+
+/*
+ * The offset of member @name of the struct @id of @btf (-ENOENT if it has
+ * none), and the member's type in *@type.
+ */
+int btf_member_offset(const struct btf *btf, int id, const char *name, int *type);
+
 /* The kernel's TIMER_SLACK_ALIGN, from its BTF; 0 if it cannot align sleeps. */
 __u64 policy_kernel_align_flag(void);
 

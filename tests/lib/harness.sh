@@ -25,6 +25,17 @@ poll() {
 	done
 }
 
+# For make bench: one "RESULT NAME VALUE..." line, which bench/run reads.
+res() { echo "RESULT $*"; }
+# bench_sleepers [PROC_SLACK_NS]: tslack-bench's 16 sleepers at 10 ms in
+# /wk for $SECONDS_PER_RUN s, 2 s after the command before: without that
+# pause the run right after an attach counted 10-15% fewer interrupts
+# (deferred work of the attach, set or detach).
+bench_sleepers() {
+	sleep 2
+	in_cg wk tslack-bench sleepers 16 "$SECONDS_PER_RUN" 10 "$@"
+}
+
 # in_cg CGROUP COMMAND...: run COMMAND in CGROUP (relative to $CG).
 in_cg() {
 	_cg=$1

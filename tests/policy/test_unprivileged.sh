@@ -5,7 +5,7 @@
 # failures that must not hide: output errors, a value written during a
 # stats trial.
 . /usr/local/lib/tslack/harness.sh
-plan 15
+plan 17
 count() { tslackctl status | tail -n 1 | cut -d' ' -f5; }
 min() { tslackctl get "$@" | sed -n 's/^min_slack_ns //p'; }
 
@@ -91,5 +91,18 @@ eq "stats/says_it_left_it" "tslackctl: /o: min_slack_ns was changed during the t
 tslackctl stats --for 1s --slack 30ms o >/dev/null
 eq "stats/restores_its_own" "0 7000000" "$? $(min o)"
 rmdir "$CG/o"
+
+# A user asks status: bpffs here is root's alone, so it cannot tell (exit
+# 4), as before alignment; nothing more is read on its behalf. Its own
+# sleeps in its delegated subtree are aligned like everyone's.
+eq "unpriv/status_as_user" \
+	"4 tslackctl: /sys/fs/bpf/tslack: permission denied (needs root: CAP_BPF and CAP_SYS_ADMIN)" \
+	"$(out=$(tslack-probe as-user 1000 tslackctl status 2>&1); echo "$? $out")"
+delegate
+tslackctl set deleg 30ms
+eq "unpriv/own_sleep_aligned" 0 "$(cd /tmp &&
+	in_cg deleg tslack-probe as-user 1000 tslack-probe sleeps user 30000000 aligned |
+	grep -c '^FAIL')"
+undelegate
 tslackctl detach
 exit 0
