@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -136,12 +137,40 @@ int has_link(int dir)
 	return errno == ENOENT ? 0 : -errno;
 }
 
+/*
+ * Linux 6.5 pins and gets relative to a directory fd (BPF_F_PATH_FD) and
+ * an older kernel refuses the flag: there, the same directory is reached
+ * through /proc/self/fd, whose link resolves to it, not to its path.
+ */
+static const char *via_proc(int dir, const char *name, char *buf, size_t size)
+{
+	snprintf(buf, size, "/proc/self/fd/%d/%s", dir, name);
+	return buf;
+}
+
 /* What is pinned as @name in the checked directory @dir: an fd, or -errno. */
 int get_at(int dir, const char *name)
 {
 	LIBBPF_OPTS(bpf_obj_get_opts, opts, .file_flags = BPF_F_PATH_FD, .path_fd = dir);
+	char buf[PATH_MAX];
+	int fd;
 
-	return bpf_obj_get_opts(name, &opts);
+	fd = bpf_obj_get_opts(name, &opts);
+	if (fd == -EINVAL)
+		fd = bpf_obj_get(via_proc(dir, name, buf, sizeof(buf)));
+	return fd;
+}
+
+int pin_at(int fd, int dir, const char *name)
+{
+	LIBBPF_OPTS(bpf_obj_pin_opts, opts, .file_flags = BPF_F_PATH_FD, .path_fd = dir);
+	char buf[PATH_MAX];
+	int err;
+
+	err = bpf_obj_pin_opts(fd, name, &opts);
+	if (err == -EINVAL)
+		err = bpf_obj_pin(fd, via_proc(dir, name, buf, sizeof(buf)));
+	return err;
 }
 
 /*

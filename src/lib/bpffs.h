@@ -54,6 +54,8 @@ int has_link(int dir);
 
 /* What is pinned as @name in the checked directory @dir: an fd, or -errno. */
 int get_at(int dir, const char *name);
+/* Pin @fd as @name in the checked directory @dir: 0, or -errno. */
+int pin_at(int fd, int dir, const char *name);
 
 /* Empty tslack's directory @dir, @name in @bpffs, and remove it. 0 or -errno. */
 int unpin_dir(int bpffs, const char *name, int dir);
