@@ -48,10 +48,16 @@ static const struct command {
 	{ "status", "j",
 	  "  status [--json]            whether it is attached, how many settings\n",
 	  cmd_status },
-	{ "supported", "",
-	  "  supported                  whether this kernel has the hook (exit 0),\n"
-	  "                             or not (exit 1, one line): for ExecCondition=\n",
+	{ "supported", "T",
+	  "  supported [--per-task]     whether tslack can attach here (exit 0) and\n"
+	  "                             how: through the kernel's hook or per task;\n"
+	  "                             with --per-task, only per task: for ExecCondition=\n",
 	  cmd_supported },
+	{ "follow", "",
+	  "  follow                     per-task mode (no kernel hook): write each\n"
+	  "                             thread's slack as the policy says, and follow\n"
+	  "                             forks and moves, until detached or stopped\n",
+	  cmd_follow },
 	{ "set", "mi",
 	  "  set [--max] CGROUP SLACK   set CGROUP's min_slack_ns (with --max, its\n"
 	  "                             max_slack_ns); 0 clears it\n",
@@ -199,13 +205,20 @@ static void warn(const char *msg)
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	char msg[1024];
+	va_list aq;
+	int ret;
 
 	if ((level == LIBBPF_DEBUG || level == LIBBPF_INFO) && !verbose)
 		return 0;
+	/* Whole on stderr: a verifier log is longer than what is kept. */
+	va_copy(aq, ap);
 	snprintf(msg, sizeof(msg), "libbpf: ");
 	vsnprintf(msg + 8, sizeof(msg) - 8, fmt, ap);
 	keep(kept.libbpf, sizeof(kept.libbpf), msg);
-	return fprintf(stderr, "tslackctl: %s", msg);
+	fputs("tslackctl: libbpf: ", stderr);
+	ret = vfprintf(stderr, fmt, aq);
+	va_end(aq);
+	return ret;
 }
 
 /* Print {"error": MESSAGE} on stdout if something was said. */
@@ -235,6 +248,7 @@ enum {
 	OPT_JSON = 'j', OPT_MAX = 'm', OPT_ID = 'i', OPT_PID = 'p', OPT_MAX_CGROUPS = 'c',
 	OPT_BATCH = 'b', OPT_ITERATIONS = 'n', OPT_DELAY = 'd', OPT_DEPTH = 'D',
 	OPT_SORT = 'S', OPT_FOR = 'F', OPT_SLACK = 's', OPT_FIX = 'x', OPT_NO_ALIGN = 'A',
+	OPT_PER_TASK = 'T',
 };
 
 static const struct option all_options[] = {
@@ -253,6 +267,7 @@ static const struct option all_options[] = {
 	{ "slack", required_argument, NULL, OPT_SLACK },
 	{ "fix", no_argument, NULL, OPT_FIX },
 	{ "no-align", no_argument, NULL, OPT_NO_ALIGN },
+	{ "per-task", no_argument, NULL, OPT_PER_TASK },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -322,6 +337,9 @@ static int parse_options(int argc, char **argv, const char *allowed, struct opts
 			break;
 		case OPT_NO_ALIGN:
 			o->no_align = true;
+			break;
+		case OPT_PER_TASK:
+			o->per_task = true;
 			break;
 		case OPT_BATCH:
 			o->batch = true;
