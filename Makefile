@@ -44,13 +44,14 @@ KSRC := $(CACHE)/linux-source-6.12
 SELFTEST := $(KSRC)/tools/testing/selftests/timer_slack
 POLICY_TESTS := $(patsubst tests/policy/%.sh,%,$(wildcard tests/policy/*.sh))
 
-.PHONY: deps kernel kernel-deb tools vmroot test demo bench stress fuzz checkpatch bisect-check \
+.PHONY: deps kernel kernel-deb tools vmroot test test-pertask demo bench stress fuzz checkpatch bisect-check \
 	clean help install install-tools tarball-tools uninstall programs vmlinux-snapshot deb
 .DEFAULT_GOAL := help
 
 help:
 	@echo 'make demo    build what is missing, boot, and show what tslack does'
 	@echo 'make test    build (kernel, tools, tests) and run every test in QEMU'
+	@echo 'make test-pertask  per-task mode'"'"'s tests on Debian 12'"'"'s own kernel (6.1)'
 	@echo 'make bench   hook cost, wakeups saved, package wakeups on 2 and 8 vCPUs (QEMU, icount)'
 	@echo 'make stress  30 s of races on the debug (lockdep, KASAN) kernel'
 	@echo 'make fuzz    fuzz the parsers of tslackctl and tslackd on the host (libFuzzer)'
@@ -184,6 +185,24 @@ $(SYSTEMD_TESTDIR)/%: tests/systemd/%.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
+# Per-task mode's tests: run on kernels without the hook (make test boots
+# Debian 12's own for them).
+PERTASK_TESTDIR := $(VMROOT)/usr/local/libexec/tslack/pertask-tests
+PERTASK_TESTS := $(patsubst tests/pertask/%.sh,%,$(wildcard tests/pertask/test_*.sh))
+
+$(PERTASK_TESTDIR)/%: tests/pertask/%.sh
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+
+# Of the systemd guest's tests, those that hold in either mode: run on
+# Debian 12's own kernel too, with the package installed.
+PERTASK_SYSTEMD_TESTDIR := $(VMROOT)/usr/local/libexec/tslack/pertask-systemd-tests
+PERTASK_SYSTEMD_TESTS := test_follow_unit test_package test_tslackd
+
+$(PERTASK_SYSTEMD_TESTDIR)/%: tests/systemd/%.sh
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+
 $(VMROOT)/usr/local/lib/tslack/systemd-lib.sh: tests/systemd/lib.sh
 	@mkdir -p $(@D)
 	install -m 0644 $< $@
@@ -229,11 +248,6 @@ $(VMROOT)/usr/local/bin/tslack-run-tests: tests/run-in-vm
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
-# This kernel's BTF without timer_slack_ops, for tests/policy/test_no_hook.sh.
-$(VMROOT)/usr/local/lib/tslack/nohook.btf: $(BUILD)/bpf/tslack.bpf.o $(KBUILD)/vmlinux
-	@mkdir -p $(@D)
-	$(BPFTOOL) gen min_core_btf $(KBUILD)/vmlinux $@.tmp $< && mv $@.tmp $@
-
 $(VMROOT)/usr/local/bin/bpftool: $(BPFTOOL)
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
@@ -244,9 +258,11 @@ vmroot: $(addprefix $(TESTDIR)/,$(KERNEL_TESTS) $(POLICY_TESTS)) \
 	$(VMROOT)/usr/local/bin/tslack-run-tests $(VMROOT)/usr/local/bin/bpftool \
 	$(VMROOT)/usr/local/bin/tslack-demo $(VMROOT)/usr/local/bin/tslack-bench \
 	$(VMROOT)/usr/local/bin/tslack-run-bench $(VMROOT)/usr/local/bin/tslack-run-align $(VMROOT)/usr/local/bin/tslack-stress \
-	$(VMROOT)/usr/local/lib/tslack/harness.sh $(VMROOT)/usr/local/lib/tslack/nohook.btf \
+	$(VMROOT)/usr/local/lib/tslack/harness.sh \
 	$(EXPECTED_FILES) \
-	$(addprefix $(SYSTEMD_TESTDIR)/,$(SYSTEMD_TESTS)) $(VMROOT)/usr/local/lib/tslack/systemd-lib.sh
+	$(addprefix $(SYSTEMD_TESTDIR)/,$(SYSTEMD_TESTS)) $(VMROOT)/usr/local/lib/tslack/systemd-lib.sh \
+	$(addprefix $(PERTASK_TESTDIR)/,$(PERTASK_TESTS)) \
+	$(addprefix $(PERTASK_SYSTEMD_TESTDIR)/,$(PERTASK_SYSTEMD_TESTS))
 
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
@@ -256,7 +272,8 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
 INSTALLED := $(SBINDIR)/tslackctl $(MANDIR)/man8/tslackctl.8 \
 	$(BASHCOMPDIR)/tslackctl $(UNITDIR)/tslack.service \
-	$(SBINDIR)/tslackd $(MANDIR)/man8/tslackd.8 $(UNITDIR)/tslackd.service
+	$(SBINDIR)/tslackd $(MANDIR)/man8/tslackd.8 $(UNITDIR)/tslackd.service \
+	$(UNITDIR)/tslack-follow.service
 
 # tslackctl needs libbpf and bpftool from the patched tree, not the kernel.
 install-tools: deps
@@ -277,7 +294,7 @@ install:
 	install -D -m 0644 src/tslackd/tslackd.8 $(DESTDIR)$(MANDIR)/man8/tslackd.8
 	install -D -m 0644 dist/tslackctl.bash $(DESTDIR)$(BASHCOMPDIR)/tslackctl
 	install -d $(DESTDIR)$(UNITDIR)
-	for u in tslack tslackd; do \
+	for u in tslack tslack-follow tslackd; do \
 		sed 's|@SBINDIR@|$(SBINDIR)|g' dist/$$u.service.in > $(DESTDIR)$(UNITDIR)/$$u.service && \
 		chmod 0644 $(DESTDIR)$(UNITDIR)/$$u.service || exit 1; \
 	done
@@ -309,7 +326,15 @@ test: tools
 	deb=$$(ls build/deb/tslack_*_amd64.deb 2>/dev/null | head -n 1); \
 	vmtest/run-systemd-tests $${kdeb:+--kernel-deb $$kdeb} $${deb:+--deb $$deb --add $$deb:tslack.deb} \
 		>> $(BUILD)/host-results.txt || true
+	# Per-task mode on the kernel Debian 12 users run, without the series.
+	vmtest/run-pertask-tests $$(ls build/deb/tslack_*_amd64.deb 2>/dev/null | head -n 1) \
+		>> $(BUILD)/host-results.txt || true
 	TSLACK_HOST_RESULTS=$(BUILD)/host-results.txt vmtest/run-tests
+
+# Per-task mode's tests alone, on Debian 12's own kernel, with the package.
+test-pertask: tools
+	$(MAKE) vmroot deb
+	vmtest/run-pertask-tests $$(ls build/deb/tslack_*_amd64.deb | head -n 1)
 
 fuzz:
 	tests/fuzz/run $(or $(FUZZ_SECONDS),60)

@@ -5,6 +5,11 @@
  * kernel keeps the task's own slack if it is larger and gives realtime
  * and deadline tasks none. The policy keeps each cgroup's answer for at
  * most TSLACK_MAX_CACHE_AGE_MS, or until tslackctl invalidates it.
+ *
+ * On a kernel without the hook (per-task mode) the same rule is applied
+ * to each thread's own slack: the plan programs below say what to write,
+ * and tslackctl follow writes it through /proc. The object loads on both:
+ * nothing here needs more than Linux 6.1's BPF, but the struct_ops.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -21,8 +26,7 @@
 char _license[] SEC("license") = "GPL";
 
 /* uapi values, which BTF does not carry. */
-#define ESRCH		3
-#define ENOENT		2
+#define PR_SET_TIMERSLACK 29
 #define SCHED_FIFO	1
 #define SCHED_RR	2
 #define SCHED_DEADLINE	6
@@ -34,13 +38,8 @@ struct {
 	__type(value, struct tslack_setting);
 } settings SEC(".maps");
 
-struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
-void bpf_task_release(struct task_struct *p) __ksym;
-struct cgroup *bpf_cgroup_from_id(u64 cgid) __ksym;
-struct cgroup *bpf_cgroup_acquire(struct cgroup *cgrp) __ksym;
-void bpf_cgroup_release(struct cgroup *cgrp) __ksym;
-void bpf_rcu_read_lock(void) __ksym;
-void bpf_rcu_read_unlock(void) __ksym;
+/* Set by the loader: per-task mode (no hook). */
+const volatile bool per_task;
 
 /*
  * The rule of tslack.h for @cgrp, capped at TSLACK_MAX_NS: what the policy
@@ -53,13 +52,10 @@ static __always_inline __u64 imposed_on(struct cgroup *cgrp)
 {
 	__u64 min = 0, cap = TSLACK_MAX_NS, id;
 	struct tslack_setting *s;
-	int i, depth = cgrp->level + 1;
+	int i;
 
-	if (depth > TSLACK_MAX_WALK)
-		depth = TSLACK_MAX_WALK;
-
-	/* bpf_for() evaluates its end at every step: not from cgrp. */
-	bpf_for(i, 0, depth) {
+	/* A bounded loop, which Linux 6.1's verifier takes (no bpf_for). */
+	for (i = 0; i < TSLACK_MAX_WALK && cgrp; i++) {
 		id = cgrp->kn->id;
 		s = bpf_map_lookup_elem(&settings, &id);
 		if (s) {
@@ -68,11 +64,15 @@ static __always_inline __u64 imposed_on(struct cgroup *cgrp)
 			if (s->max_slack_ns && s->max_slack_ns < cap)
 				cap = s->max_slack_ns;
 		}
-		cgrp = cgrp->self.parent->cgroup;
-		if (!cgrp)
-			break;
+		cgrp = cgrp->self.parent ? cgrp->self.parent->cgroup : NULL;
 	}
 	return min < cap ? min : cap;
+}
+
+/* As the kernel does: realtime and deadline tasks sleep with no slack. */
+static __always_inline bool rt_or_dl(struct task_struct *p)
+{
+	return p->policy == SCHED_FIFO || p->policy == SCHED_RR || p->policy == SCHED_DEADLINE;
 }
 
 /*
@@ -182,46 +182,244 @@ int BPF_PROG(tslack_cgroup_rmdir, struct cgroup *cgrp, const char *path)
 }
 
 /*
- * What the policy imposes on a cgroup, or on a thread and what the thread
- * sleeps with, for tslackctl get, list and top: the same code the kernel
- * runs, over the real hierarchy, whatever cgroup namespace asks. Run with
- * BPF_PROG_TEST_RUN; @q is copied back.
+ * Per-task mode's memory of a thread whose slack it raised: the thread's
+ * own slack, and what was written over it. The thread's slack is neither
+ * when the thread (or someone else) set it since: that is its own then.
+ * It goes with the thread; a child gets a copy at fork (plan_fork).
  */
-SEC("syscall")
-int tslack_query(struct tslack_query *q)
+struct raised {
+	__u64 own;
+	__u64 written;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct raised);
+} raised SEC(".maps");
+
+/* The thread's own slack: what it would sleep with without tslack. */
+static __always_inline __u64 own_slack(struct task_struct *p, struct raised *r)
 {
-	struct task_struct *p = NULL;
+	__u64 cur = p->timer_slack_ns;
+
+	return r && cur == r->written ? r->own : cur;
+}
+
+/*
+ * The same rule as the hook's: what the policy imposes on a cgroup, and
+ * on a thread what it sleeps with. The iterators write one struct
+ * tslack_query per cgroup or thread, for tslackctl get, list and top.
+ */
+SEC("iter/cgroup")
+int tslack_query_cgroup(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+	struct tslack_query q = {};
+
+	if (!cgrp)
+		return 0;
+	q.cgroup_id = cgrp->kn->id;
+	q.imposed = imposed_on(cgrp);
+	bpf_seq_write(ctx->meta->seq, &q, sizeof(q));
+	return 0;
+}
+
+SEC("iter/task")
+int tslack_query_task(struct bpf_iter__task *ctx)
+{
+	struct task_struct *p = ctx->task;
+	struct tslack_query q = {};
 	struct cgroup *cgrp;
 
-	if (q->tid) {
-		p = bpf_task_from_pid(q->tid);
-		if (!p)
-			return -ESRCH;
-		bpf_rcu_read_lock();
-		cgrp = bpf_cgroup_acquire(p->cgroups->dfl_cgrp);
-		bpf_rcu_read_unlock();
-	} else {
-		cgrp = bpf_cgroup_from_id(q->cgroup_id);
+	if (!p)
+		return 0;
+	cgrp = p->cgroups->dfl_cgrp;
+	q.cgroup_id = cgrp->kn->id;
+	q.tid = p->pid;
+	q.policy = p->policy;
+	q.imposed = imposed_on(cgrp);
+	q.own = own_slack(p, bpf_task_storage_get(&raised, p, NULL, 0));
+	q.effective = rt_or_dl(p) ? 0 : q.own > q.imposed ? q.own : q.imposed;
+	bpf_seq_write(ctx->meta->seq, &q, sizeof(q));
+	return 0;
+}
+
+/*
+ * Per-task mode's rule for thread @p, to which the cgroups impose
+ * @imposed: whether its slack must be written, and what, in @w. Realtime
+ * and deadline threads are left alone; a thread's own larger slack is
+ * kept; a thread whose slack was raised and is imposed less gets its own
+ * back, and is forgotten once it has it.
+ */
+static __always_inline bool plan(struct task_struct *p, __u64 imposed, struct tslack_write *w)
+{
+	__u64 cur = p->timer_slack_ns, target;
+	struct raised *r;
+
+	if (rt_or_dl(p))
+		return false;
+	r = bpf_task_storage_get(&raised, p, NULL, 0);
+	if (!r) {
+		if (imposed <= cur)
+			return false;
+		r = bpf_task_storage_get(&raised, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!r)
+			return false;
+		r->own = cur;
+		r->written = 0;
+	} else if (cur != r->written && cur != r->own) {
+		/* Set since by the thread, or someone: its own now. */
+		r->own = cur;
 	}
-	if (!cgrp) {
-		if (p)
-			bpf_task_release(p);
-		return -ENOENT;
+	target = r->own > imposed ? r->own : imposed;
+	if (target == cur) {
+		if (target == r->own)
+			bpf_task_storage_delete(&raised, p);
+		return false;
 	}
-	q->cgroup_id = cgrp->kn->id;
-	q->imposed = imposed_on(cgrp);
-	bpf_cgroup_release(cgrp);
-	if (p) {
-		q->own = p->timer_slack_ns;
-		q->policy = p->policy;
-		/* As the kernel does: realtime and deadline tasks get none. */
-		if (q->policy == SCHED_FIFO || q->policy == SCHED_RR ||
-		    q->policy == SCHED_DEADLINE)
-			q->effective = 0;
-		else
-			q->effective = q->own > q->imposed ? q->own : q->imposed;
-		bpf_task_release(p);
+	if (target != r->own)
+		r->written = target;
+	w->tid = p->pid;
+	w->start_boottime = p->start_boottime;
+	w->expect = cur;
+	w->slack = target;
+	return true;
+}
+
+static __always_inline bool plan_task(struct task_struct *p, struct tslack_write *w)
+{
+	return plan(p, imposed_on(p->cgroups->dfl_cgrp), w);
+}
+
+/*
+ * Whether thread @p's slack is not what plan_task() would make it: only
+ * read, for the programs that run as threads fork, move and set their
+ * slack. Planning (which changes what is remembered) is left to the apply
+ * iterator, which tslackctl follow runs right before it writes.
+ */
+static __always_inline bool needs_plan(struct task_struct *p)
+{
+	__u64 imposed = imposed_on(p->cgroups->dfl_cgrp), own, target;
+	struct raised *r;
+
+	if (rt_or_dl(p))
+		return false;
+	r = bpf_task_storage_get(&raised, p, NULL, 0);
+	own = own_slack(p, r);
+	target = own > imposed ? own : imposed;
+	return target != p->timer_slack_ns || (r && target == own);
+}
+
+/* tslackctl follow's full pass: every thread whose slack must change. */
+SEC("iter/task")
+int tslack_apply(struct bpf_iter__task *ctx)
+{
+	struct task_struct *p = ctx->task;
+	struct tslack_write w = {};
+
+	if (p && plan_task(p, &w))
+		bpf_seq_write(ctx->meta->seq, &w, sizeof(w));
+	return 0;
+}
+
+/* tslackctl detach in per-task mode: every raised thread gets its own back. */
+SEC("iter/task")
+int tslack_restore(struct bpf_iter__task *ctx)
+{
+	struct task_struct *p = ctx->task;
+	struct tslack_write w = {};
+
+	if (p && plan(p, 0, &w))
+		bpf_seq_write(ctx->meta->seq, &w, sizeof(w));
+	return 0;
+}
+
+/* What happens between full passes, for tslackctl follow to act on. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} events SEC(".maps");
+
+/* Events the ring buffer had no room for: follow then makes a full pass. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} events_lost SEC(".maps");
+
+static __always_inline void emit(__u32 type, __s32 pid)
+{
+	struct tslack_event *ev;
+	__u32 zero = 0;
+	__u64 *lost;
+
+	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	if (!ev) {
+		lost = bpf_map_lookup_elem(&events_lost, &zero);
+		if (lost)
+			__sync_fetch_and_add(lost, 1);
+		return;
 	}
+	ev->type = type;
+	ev->pid = pid;
+	bpf_ringbuf_submit(ev, 0);
+}
+
+/*
+ * A new thread has its parent's slack, raised or not (kernel/fork.c): it
+ * inherits what is known of the parent's own, and is planned in its own
+ * cgroup (clone3's CLONE_INTO_CGROUP). No event when the parent's slack
+ * is right for it: a fork storm in a cgroup with a setting costs follow
+ * nothing.
+ */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(tslack_fork, struct task_struct *parent, struct task_struct *child)
+{
+	struct raised *pr, *cr;
+
+	pr = bpf_task_storage_get(&raised, parent, NULL, 0);
+	if (pr && child->timer_slack_ns == pr->written) {
+		cr = bpf_task_storage_get(&raised, child, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (cr) {
+			cr->own = pr->own;
+			cr->written = pr->written;
+		}
+	}
+	if (needs_plan(child))
+		emit(TSLACK_EV_THREAD, child->pid);
+	return 0;
+}
+
+/*
+ * A move into or out of a cgroup (cgroup.procs, cgroup.threads): the
+ * thread, or every thread of the process.
+ */
+SEC("fexit/cgroup_attach_task")
+int BPF_PROG(tslack_attach_task, struct cgroup *dst, struct task_struct *leader,
+	     bool threadgroup, int ret)
+{
+	if (ret)
+		return 0;
+	if (threadgroup && leader->signal->nr_threads > 1)
+		emit(TSLACK_EV_PROCESS, leader->tgid);
+	else if (needs_plan(leader))
+		emit(TSLACK_EV_THREAD, leader->pid);
+	return 0;
+}
+
+/* A thread that sets its own slack lower than imposed is raised again. */
+SEC("fexit/__x64_sys_prctl")
+int BPF_PROG(tslack_prctl, struct pt_regs *regs, long ret)
+{
+	struct task_struct *p = bpf_get_current_task_btf();
+
+	if (ret || PT_REGS_PARM1_CORE_SYSCALL(regs) != PR_SET_TIMERSLACK)
+		return 0;
+	if (needs_plan(p))
+		emit(TSLACK_EV_THREAD, p->pid);
 	return 0;
 }
 
@@ -233,6 +431,9 @@ SEC("syscall")
 int tslack_invalidate(void *ctx)
 {
 	__sync_fetch_and_add(&generation, 1);
+	/* Per-task mode: tslackctl follow makes a full pass. */
+	if (per_task)
+		emit(TSLACK_EV_ALL, 0);
 	return 0;
 }
 

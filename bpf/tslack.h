@@ -47,18 +47,51 @@ struct tslack_setting {
 #define TSLACK_EXEMPT_MAX_NS 1ULL
 
 /*
- * The tslack_query program's context: in, a cgroup id or a thread id; out,
- * what the policy imposes on the cgroup (the thread's, with @tid) and, with
- * @tid, what the thread sleeps with. It returns 0, -ENOENT (no such cgroup)
- * or -ESRCH (no such thread, by its id in the initial pid namespace).
+ * What the query iterators write, one record per cgroup or thread they
+ * visit: tslack_query_cgroup (iter/cgroup, by cgroup id) and
+ * tslack_query_task (iter/task, by thread id, numbered in the pid
+ * namespace of whoever makes the iterator).
  */
 struct tslack_query {
-	__u64 cgroup_id;	/* in without @tid; out */
-	__s32 tid;		/* in: 0, or a thread */
-	__u32 policy;		/* out, with @tid: its scheduling policy */
-	__u64 imposed;		/* out */
-	__u64 own;		/* out, with @tid: its timer_slack_ns */
-	__u64 effective;	/* out, with @tid: max(own, imposed), 0 if realtime */
+	__u64 cgroup_id;	/* the cgroup's, or the thread's */
+	__s32 tid;		/* the thread's, in the initial pid namespace; 0 */
+	__u32 policy;		/* the thread's scheduling policy */
+	__u64 imposed;		/* what the policy imposes on the cgroup */
+	__u64 own;		/* the thread's own slack (not what per-task mode wrote) */
+	__u64 effective;	/* max(own, imposed), 0 if realtime */
+};
+
+/*
+ * Per-task mode, for kernels without the hook: tslackctl follow writes
+ * each thread's own slack (/proc/TID/timerslack_ns) as the plan programs
+ * say, with records of this form, read from the apply and restore
+ * iterators. Write @slack to thread @tid if it
+ * is still the thread that started at @start_boottime (ns) and its slack
+ * is still @expect.
+ */
+struct tslack_write {
+	__s32 tid;		/* in the initial pid namespace */
+	__u32 pad;
+	__u64 start_boottime;
+	__u64 expect;
+	__u64 slack;
+};
+
+/*
+ * What the events ring buffer carries: which threads to plan again, with
+ * the apply iterator, at once. Only the iterator plans, and the write
+ * follows each plan, so that a plan is never acted on after the thread
+ * has moved on.
+ */
+enum tslack_event_type {
+	TSLACK_EV_THREAD = 1,	/* thread @pid */
+	TSLACK_EV_PROCESS,	/* every thread of process @pid */
+	TSLACK_EV_ALL,		/* every thread: a setting changed */
+};
+
+struct tslack_event {
+	__u32 type;
+	__s32 pid;		/* in the initial pid namespace */
 };
 
 /* Cgroups with a setting the map holds, unless attach says otherwise. */

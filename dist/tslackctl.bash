@@ -17,7 +17,7 @@ _tslackctl()
 		[[ ${words[i]} != -* ]] && { cmd=${words[i]}; break; }
 	done
 	if [[ -z $cmd ]]; then
-		COMPREPLY=($(compgen -W 'attach detach status supported set exempt get list
+		COMPREPLY=($(compgen -W 'attach detach status supported follow set exempt get list
 			check top stats --help --version --verbose' -- "$cur"))
 		return
 	fi
@@ -28,7 +28,8 @@ _tslackctl()
 	esac
 	case $cmd in
 	attach) COMPREPLY=($(compgen -W '--max-cgroups= --no-align --help' -- "$cur")) ;;
-	supported) COMPREPLY=($(compgen -W '--help' -- "$cur")) ;;
+	supported) COMPREPLY=($(compgen -W '--per-task --help' -- "$cur")) ;;
+	follow) COMPREPLY=($(compgen -W '--help' -- "$cur")) ;;
 	status | list) COMPREPLY=($(compgen -W '--json --help' -- "$cur")) ;;
 	check) COMPREPLY=($(compgen -W '--json --fix --help' -- "$cur")) ;;
 	top) COMPREPLY=($(compgen -W '--batch --iterations= --delay= --depth= --sort= --json

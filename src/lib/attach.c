@@ -24,35 +24,46 @@
 
 #include "bpffs.h"
 #include "compiler.h"
+#include "pertask.h"
 #include "policy.h"
 #include "tslack.skel.h"
 
-/* Linux 6.5's, which the build host's uapi headers may predate. */
-#ifndef BPF_F_PATH_FD
-#define BPF_F_PATH_FD (1U << 14)
-#endif
-
 enum pin_kind { PIN_LINK, PIN_MAP, PIN_PROG };
 
-#define PIN(name, kind, field) { name, kind, offsetof(struct tslack_bpf, field) }
+/* Which mode pins it (policy.h's enum policy_mode as bits). */
+#define HOOK (1 << POLICY_HOOK)
+#define PER_TASK (1 << POLICY_PER_TASK)
+
+#define PIN(name, kind, field, modes) { name, kind, offsetof(struct tslack_bpf, field), modes }
 
 /*
- * What attach pins: a name and where its libbpf object is in the
- * skeleton. The policy's link comes first: detach unpins it first, so
- * that tslack is detached as soon as a detach starts, even if it is
- * killed. Detach removes whatever else the directory holds, so the pins
- * of an older or newer table go too.
+ * What attach pins: a name, where its libbpf object is in the skeleton
+ * and in which modes. The link pinned as "policy" comes first: detach
+ * unpins it first, so that tslack is detached as soon as a detach
+ * starts, even if it is killed. Detach removes whatever else the
+ * directory holds, so the pins of an older or newer table go too.
+ * Per-task mode's "policy" is its prctl link, the one whose loss alone
+ * changes nothing (tslackctl follow stops when it is gone).
  */
 static const struct pin {
 	const char *name;
 	enum pin_kind kind;
 	size_t off;
+	unsigned int modes;
 } pins[] = {
-	PIN(PIN_LINK_NAME, PIN_LINK, links.tslack),
-	PIN("settings", PIN_MAP, maps.settings),
-	PIN("rmdir", PIN_LINK, links.tslack_cgroup_rmdir),
-	PIN("invalidate", PIN_PROG, progs.tslack_invalidate),
-	PIN("query", PIN_PROG, progs.tslack_query),
+	PIN(PIN_LINK_NAME, PIN_LINK, links.tslack, HOOK),
+	PIN(PIN_LINK_NAME, PIN_LINK, links.tslack_prctl, PER_TASK),
+	PIN("settings", PIN_MAP, maps.settings, HOOK | PER_TASK),
+	PIN("rmdir", PIN_LINK, links.tslack_cgroup_rmdir, HOOK | PER_TASK),
+	PIN("invalidate", PIN_PROG, progs.tslack_invalidate, HOOK | PER_TASK),
+	PIN("query-cgroup", PIN_PROG, progs.tslack_query_cgroup, HOOK | PER_TASK),
+	PIN("query-task", PIN_PROG, progs.tslack_query_task, HOOK | PER_TASK),
+	PIN("fork", PIN_LINK, links.tslack_fork, PER_TASK),
+	PIN("move", PIN_LINK, links.tslack_attach_task, PER_TASK),
+	PIN("apply", PIN_PROG, progs.tslack_apply, PER_TASK),
+	PIN("restore", PIN_PROG, progs.tslack_restore, PER_TASK),
+	PIN("events", PIN_MAP, maps.events, PER_TASK),
+	PIN("events-lost", PIN_MAP, maps.events_lost, PER_TASK),
 };
 
 #define ATTACHING_PREFIX "tslack-attaching-"
@@ -190,16 +201,45 @@ static int pin_fd(const struct tslack_bpf *skel, const struct pin *p)
 	}
 }
 
-/* Pin everything in the checked directory @dir. 0, or -errno. */
-static int pin_all(const struct tslack_bpf *skel, int dir)
+/* Pin what @mode pins in the checked directory @dir. 0, or -errno. */
+static int pin_all(const struct tslack_bpf *skel, enum policy_mode mode, int dir)
 {
-	LIBBPF_OPTS(bpf_obj_pin_opts, opts, .file_flags = BPF_F_PATH_FD, .path_fd = dir);
 	unsigned int i;
 	int err = 0;
 
-	for (i = 0; !err && i < ARRAY_SIZE(pins); i++)
-		err = bpf_obj_pin_opts(pin_fd(skel, &pins[i]), pins[i].name, &opts);
+	for (i = 0; !err && i < ARRAY_SIZE(pins); i++) {
+		if (pins[i].modes & (1 << mode))
+			err = pin_at(pin_fd(skel, &pins[i]), dir, pins[i].name);
+	}
 	return err;
+}
+
+/*
+ * Load what @mode runs: the hook's struct_ops, or the programs that plan
+ * per-task writes; the rule and the queries in both.
+ */
+static void select_mode(struct tslack_bpf *skel, enum policy_mode mode)
+{
+	struct bpf_program *per_task[] = {
+		skel->progs.tslack_fork, skel->progs.tslack_attach_task,
+		skel->progs.tslack_prctl, skel->progs.tslack_apply, skel->progs.tslack_restore,
+	};
+	unsigned int i;
+
+	skel->rodata->per_task = mode == POLICY_PER_TASK;
+	/* libbpf loads a struct_ops program only for a map it creates. */
+	bpf_map__set_autocreate(skel->maps.tslack, mode == POLICY_HOOK);
+	bpf_map__set_autocreate(skel->maps.answers, mode == POLICY_HOOK);
+	for (i = 0; i < ARRAY_SIZE(per_task); i++)
+		bpf_program__set_autoload(per_task[i], mode == POLICY_PER_TASK);
+	/* Iterators are run, not attached: tslack_bpf__attach() leaves them. */
+	bpf_program__set_autoattach(skel->progs.tslack_query_cgroup, false);
+	bpf_program__set_autoattach(skel->progs.tslack_query_task, false);
+	bpf_program__set_autoattach(skel->progs.tslack_apply, false);
+	bpf_program__set_autoattach(skel->progs.tslack_restore, false);
+	/* Only per-task mode reads the events: one page for the hook's. */
+	if (mode == POLICY_HOOK)
+		bpf_map__set_max_entries(skel->maps.events, getpagesize());
 }
 
 /*
@@ -239,7 +279,8 @@ static void set_ops_flags(struct tslack_bpf *skel, __u64 flags)
 
 /* Load, attach and pin in @bpffs's private directory @tmp; 0, or -1. */
 static int load_and_pin(int bpffs, const struct stat *root, const char *tmp,
-			unsigned int max_cgroups, bool align, struct tslack_err *e)
+			enum policy_mode mode, unsigned int max_cgroups, bool align,
+			struct tslack_err *e)
 {
 	struct tslack_bpf *skel;
 	unsigned int i;
@@ -249,7 +290,9 @@ static int load_and_pin(int bpffs, const struct stat *root, const char *tmp,
 	if (!skel)
 		return err_errno(e, -1, "opening the policy", errno);
 	skel->rodata->max_age_jiffies = max_age_jiffies();
-	set_ops_flags(skel, align ? policy_kernel_align_flag() : 0);
+	select_mode(skel, mode);
+	if (mode == POLICY_HOOK)
+		set_ops_flags(skel, align ? policy_kernel_align_flag() : 0);
 	err = bpf_map__set_max_entries(skel->maps.settings, max_cgroups);
 	if (!err)
 		err = tslack_bpf__load(skel);
@@ -270,7 +313,7 @@ static int load_and_pin(int bpffs, const struct stat *root, const char *tmp,
 		err = -1;
 		goto out;
 	}
-	err = pin_all(skel, dir);
+	err = pin_all(skel, mode, dir);
 	if (err) {
 		err_errno(e, 0, "pinning the policy", err);
 		goto out;
@@ -296,7 +339,7 @@ out:
 	}
 	/* Once pinned, the pins keep the links: only drop our references. */
 	for (i = 0; !err && i < ARRAY_SIZE(pins); i++) {
-		if (pins[i].kind == PIN_LINK)
+		if (pins[i].kind == PIN_LINK && pins[i].modes & (1 << mode))
 			bpf_link__disconnect(pin_object(skel, &pins[i]));
 	}
 	tslack_bpf__destroy(skel);
@@ -307,7 +350,7 @@ int policy_attach(unsigned int max_cgroups, bool align, struct tslack_err *e)
 {
 	char tmp[64];
 	struct stat root;
-	int bpffs, err;
+	int bpffs, err, mode;
 
 	bpffs = bpffs_open(&root);
 	if (bpffs == -ENODEV)
@@ -317,17 +360,46 @@ int policy_attach(unsigned int max_cgroups, bool align, struct tslack_err *e)
 	if (bpffs < 0)
 		return explain(e, -1, TSLACK_PIN_DIR, bpffs);
 	err = clear_pin_dir(bpffs, &root, e);
+	mode = policy_kernel_mode();
 	/* Before libbpf would say it in many lines of its own. */
-	if (!err && !policy_kernel_has_hook())
-		err = policy_no_hook(e, -1);
+	if (!err && mode < 0)
+		err = policy_no_btf(e, -1);
 	if (!err) {
 		remove_dead_attaches(bpffs, &root);
 		/* bpffs refuses dots in names. */
 		snprintf(tmp, sizeof(tmp), ATTACHING_PREFIX "%d", getpid());
-		err = load_and_pin(bpffs, &root, tmp, max_cgroups, align, e);
+		err = load_and_pin(bpffs, &root, tmp, mode, max_cgroups, align, e);
 	}
 	close(bpffs);
 	return err;
+}
+
+/*
+ * Per-task mode: give every thread whose slack it raised its own back,
+ * under the lock, before anything is unpinned (tslackctl follow waits).
+ * A thread forked meanwhile inherits what is known of its parent's, so
+ * passes go on until one finds nothing to write (a few at most).
+ */
+static int restore_own_slack(int dir)
+{
+	int prog, i, failed = 0;
+	long n = 1;
+
+	prog = get_at(dir, "restore");
+	if (prog == -ENOENT)
+		return 0;	/* the hook's, or an attach killed before */
+	if (prog < 0)
+		return prog;
+	for (i = 0; i < 4 && n > 0; i++)
+		n = pertask_pass(prog, 0, 0, &failed);
+	close(prog);
+	/* What could not be written stays raised: say so, and detach all the same. */
+	if (n < 0 || failed)
+		warn_say("detaching: threads whose slack was raised may keep it: %s",
+			 strerror(n < 0 ? (int)-n : -failed));
+	/* Wake tslackctl follow: past our lock, it finds the policy gone and stops. */
+	policy_invalidate_at(dir);
+	return 0;
 }
 
 int policy_detach(struct tslack_err *e)
@@ -352,7 +424,9 @@ int policy_detach(struct tslack_err *e)
 	} else if (dir < 0) {
 		err = dir;
 	} else {
-		err = flock(dir, LOCK_EX) ? -errno : unpin_dir(bpffs, TSLACK_PIN_NAME, dir);
+		err = flock(dir, LOCK_EX) ? -errno : restore_own_slack(dir);
+		if (!err)
+			err = unpin_dir(bpffs, TSLACK_PIN_NAME, dir);
 		close(dir);
 	}
 	close(bpffs);

@@ -18,14 +18,29 @@
 #include "bpffs.h"
 #include "policy.h"
 
-bool policy_kernel_has_hook(void)
+int policy_kernel_mode(void)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool found;
+	libbpf_print_fn_t print;
+	struct btf *btf;
+	int mode;
 
-	found = btf && btf__find_by_name_kind(btf, "timer_slack_ops", BTF_KIND_STRUCT) > 0;
+	/* Without BTF, the caller says so in one line of its own. */
+	print = libbpf_set_print(NULL);
+	btf = btf__load_vmlinux_btf();
+	libbpf_set_print(print);
+
+	if (!btf)
+		return -ENOENT;
+	mode = btf__find_by_name_kind(btf, "timer_slack_ops", BTF_KIND_STRUCT) > 0 ?
+	       POLICY_HOOK : POLICY_PER_TASK;
 	btf__free(btf);
-	return found;
+	return mode;
+}
+
+int policy_no_btf(struct tslack_err *e, int ret)
+{
+	return err_set(e, ret,
+		       "this kernel has no BTF (/sys/kernel/btf/vmlinux): tslack needs CONFIG_DEBUG_INFO_BTF=y");
 }
 
 /* The value of TIMER_SLACK_ALIGN in @t, an enum of @btf; 0 if it has none. */
@@ -114,7 +129,7 @@ int policy_aligned(void)
 		btf__free(btf);
 		return 0;
 	}
-	link = policy_obj_get("policy");
+	link = policy_obj_get(PIN_LINK_NAME);
 	err = link < 0 ? link : bpf_link_get_info_by_fd(link, &info, &len) ? -errno : 0;
 	if (link >= 0)
 		close(link);
@@ -135,17 +150,30 @@ int policy_aligned(void)
 	return err ? err : !!(flags & align);
 }
 
-int policy_no_hook(struct tslack_err *e, int ret)
-{
-	return err_set(e, ret,
-		       "this kernel has no timer_slack_ops: boot one with the tslack patches (CONFIG_TIMER_SLACK_BPF=y)");
-}
-
 int policy_not_attached(struct tslack_err *e, int ret)
 {
-	if (!policy_kernel_has_hook())
-		return policy_no_hook(e, ret);
 	return err_set(e, ret, "tslack is not attached: run 'tslackctl attach' first");
+}
+
+int policy_mode(void)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+	int link, err;
+
+	link = policy_obj_get(PIN_LINK_NAME);
+	if (link < 0)
+		return link;
+	err = bpf_link_get_info_by_fd(link, &info, &len) ? -errno : 0;
+	close(link);
+	if (err)
+		return err;
+	return info.type == BPF_LINK_TYPE_STRUCT_OPS ? POLICY_HOOK : POLICY_PER_TASK;
+}
+
+const char *policy_mode_name(enum policy_mode mode)
+{
+	return mode == POLICY_HOOK ? "hook" : "per-task";
 }
 
 int policy_attached(struct tslack_err *e)
@@ -237,9 +265,28 @@ int policy_map_fd(struct tslack_err *e)
 	return fd < 0 ? -1 : fd;
 }
 
-int policy_invalidate(struct tslack_err *e)
+/* The invalidate program, run once: 0 or -errno. */
+static int run_invalidate(int fd)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
+
+	return bpf_prog_test_run_opts(fd, &opts);
+}
+
+int policy_invalidate_at(int dir)
+{
+	int fd, err;
+
+	fd = get_at(dir, "invalidate");
+	if (fd < 0)
+		return fd;
+	err = run_invalidate(fd);
+	close(fd);
+	return err;
+}
+
+int policy_invalidate(struct tslack_err *e)
+{
 	int dir, fd, err;
 
 	dir = open_pin_dir();
@@ -248,7 +295,7 @@ int policy_invalidate(struct tslack_err *e)
 		close(dir);
 	if (fd < 0)
 		return explain(e, -1, TSLACK_INVALIDATE_PIN, fd);
-	err = bpf_prog_test_run_opts(fd, &opts);
+	err = run_invalidate(fd);
 	close(fd);
 	if (err)
 		return err_errno(e, -1, "making tasks use the new setting", err);

@@ -38,8 +38,27 @@ int policy_detach(struct tslack_err *e);
 /* 1 if attached (the policy's link is pinned), 0 if not, -1 if it cannot be told. */
 int policy_attached(struct tslack_err *e);
 
-/* Does the running kernel have the timer_slack_ops hook, by its BTF? */
-bool policy_kernel_has_hook(void);
+/*
+ * How the policy reaches a task's slack: through the kernel's
+ * timer_slack_ops hook (every sleep asks it), or on a kernel without the
+ * hook by writing each thread's own slack (tslackctl follow).
+ */
+enum policy_mode { POLICY_HOOK = 1, POLICY_PER_TASK };
+
+/* The attached policy's mode, or -errno (-ENOENT: not attached). */
+int policy_mode(void);
+
+/* "hook" or "per-task", for status and messages. */
+const char *policy_mode_name(enum policy_mode mode);
+
+/*
+ * How tslack can attach on the running kernel, by its BTF: POLICY_HOOK if
+ * it has timer_slack_ops, POLICY_PER_TASK if not, -ENOENT without BTF.
+ */
+int policy_kernel_mode(void);
+
+/* That the kernel has no BTF, in @e; returns @ret. */
+int policy_no_btf(struct tslack_err *e, int ret);
 
 struct btf;
 
@@ -58,10 +77,7 @@ __u64 policy_kernel_align_flag(void);
  */
 int policy_aligned(void);
 
-/* That the kernel has no hook and what to do, in @e; returns @ret. */
-int policy_no_hook(struct tslack_err *e, int ret);
-
-/* That tslack is not attached, or that this kernel cannot attach it; returns @ret. */
+/* That tslack is not attached, in @e; returns @ret. */
 int policy_not_attached(struct tslack_err *e, int ret);
 
 /* A file descriptor of the pinned map, or -1. */
@@ -91,8 +107,11 @@ int policy_lock_map(int *map_fd, struct tslack_err *e);
 
 /*
  * Make every task ask the policy again at its next sleep, rather than
- * within TSLACK_MAX_CACHE_AGE_MS. 0 or -1.
+ * within TSLACK_MAX_CACHE_AGE_MS; in per-task mode, wake tslackctl follow
+ * for a full pass. 0 or -1.
  */
 int policy_invalidate(struct tslack_err *e);
+/* The same through the checked pin directory @dir: 0 or -errno. */
+int policy_invalidate_at(int dir);
 
 #endif

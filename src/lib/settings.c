@@ -7,6 +7,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 
+#include "bpffs.h"
 #include "policy.h"
 #include "settings.h"
 
@@ -52,22 +53,104 @@ int settings_write_cgroup(int map_fd, uint64_t id, const char *path,
 
 int settings_query_fd(struct tslack_err *e)
 {
-	int fd = policy_obj_get("query");
+	int dir = open_pin_dir();
 
-	if (fd < 0)
-		return err_errno(e, -1, TSLACK_PIN_DIR "/query", fd);
-	return fd;
+	if (dir == -E_UNSAFE)
+		dir = -EPERM;
+	if (dir < 0)
+		return err_errno(e, -1, TSLACK_PIN_DIR, dir);
+	return dir;
+}
+
+/* Run the iterator @prog as @info says; read at most @len bytes of it. */
+static ssize_t iter_read(int prog, union bpf_iter_link_info *info, void *buf, size_t len)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .iter_info = info,
+		    .iter_info_len = sizeof(*info));
+	size_t got = 0;
+	int link, iter;
+	ssize_t n = 0;
+
+	link = bpf_link_create(prog, 0, BPF_TRACE_ITER, &opts);
+	if (link < 0)
+		return -errno;
+	iter = bpf_iter_create(link);
+	n = iter < 0 ? -errno : 0;
+	close(link);
+	if (n)
+		return n;
+	while (got < len && (n = read(iter, (char *)buf + got, len - got)) > 0)
+		got += n;
+	n = n < 0 ? -errno : (ssize_t)got;
+	close(iter);
+	return n;
+}
+
+/*
+ * The kernel finds by id only the cgroups inside the caller's cgroup
+ * namespace; one outside it imposes on it all the same if it is one of
+ * its root's ancestors, found by walking up from that root.
+ */
+static int query_ancestor(int prog, __u64 id, struct tslack_query *q)
+{
+	union bpf_iter_link_info info = {};
+	struct tslack_query up[TSLACK_MAX_WALK + 1];
+	struct cgroup root;
+	char why[128];
+	ssize_t n, i;
+
+	if (cgroup_by_path("/", &root, why, sizeof(why)))
+		return -ENOENT;
+	info.cgroup.order = BPF_CGROUP_ITER_ANCESTORS_UP;
+	info.cgroup.cgroup_id = root.id;
+	n = iter_read(prog, &info, up, sizeof(up));
+	if (n < 0)
+		return n;
+	for (i = 0; i < n / (ssize_t)sizeof(*up); i++) {
+		if (up[i].cgroup_id == id) {
+			*q = up[i];
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/*
+ * One query iterator's record for cgroup @id (a cgroup iterator of that
+ * cgroup alone) or thread @tid (a task iterator of that thread alone).
+ */
+static int query_one(int prog, __u64 id, int tid, struct tslack_query *q)
+{
+	union bpf_iter_link_info info = {};
+	ssize_t n;
+
+	if (tid) {
+		info.task.tid = tid;
+	} else {
+		info.cgroup.order = BPF_CGROUP_ITER_SELF_ONLY;
+		info.cgroup.cgroup_id = id;
+	}
+	n = iter_read(prog, &info, q, sizeof(*q));
+	if (n == -ENOENT && !tid)
+		return query_ancestor(prog, id, q);
+	if (n < 0)
+		return n;
+	return n == sizeof(*q) ? 0 : tid ? -ESRCH : -ENOENT;
 }
 
 int settings_query(int query_fd, struct tslack_query *q)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = q, .ctx_size_in = sizeof(*q));
-	int err;
+	int prog, err;
 
-	err = bpf_prog_test_run_opts(query_fd, &opts);
-	if (err)
-		return err;
-	return (int)opts.retval;
+	/* 0 would make the iterators visit every cgroup or thread. */
+	if (q->tid < 0 || (!q->tid && !q->cgroup_id))
+		return q->tid ? -ESRCH : -ENOENT;
+	prog = get_at(query_fd, q->tid ? "query-task" : "query-cgroup");
+	if (prog < 0)
+		return prog;
+	err = query_one(prog, q->cgroup_id, q->tid, q);
+	close(prog);
+	return err;
 }
 
 long settings_count(int map_fd)

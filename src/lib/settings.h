@@ -43,13 +43,14 @@ int settings_apply_after(const struct cgroup *cg, bool max, uint64_t ns,
 			 void *data, struct tslack_err *e);
 
 /*
- * Ask the policy, through its tslack_query program @query_fd, what it
- * imposes on q->cgroup_id or on thread q->tid (tslack.h). 0, or -errno:
- * -ENOENT no such cgroup, -ESRCH no such thread.
+ * Ask the policy, through its query iterators (in @query_fd, from
+ * settings_query_fd()), what it imposes on cgroup q->cgroup_id or, if
+ * q->tid, on that thread (numbered in our pid namespace), and fill @q
+ * (tslack.h). 0, or -errno: -ENOENT no such cgroup, -ESRCH no such thread.
  */
 int settings_query(int query_fd, struct tslack_query *q);
 
-/* A file descriptor of the pinned tslack_query program, or -1 with why in @e. */
+/* What settings_query() needs (the checked pin directory), or -1 with why in @e. */
 int settings_query_fd(struct tslack_err *e);
 
 struct settings_entry {

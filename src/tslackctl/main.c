@@ -49,9 +49,9 @@ static const struct command {
 	  "  status [--json]            whether it is attached, how many settings\n",
 	  cmd_status },
 	{ "supported", "T",
-	  "  supported [--per-task]     whether tslack can attach here (exit 0) and\n"
-	  "                             how: through the kernel's hook or per task;\n"
-	  "                             with --per-task, only per task: for ExecCondition=\n",
+	  "  supported [--per-task]     whether tslack can attach here (exit 0),\n"
+	  "                             through the kernel's hook or per task; with\n"
+	  "                             --per-task, only per task: for ExecCondition=\n",
 	  cmd_supported },
 	{ "follow", "",
 	  "  follow                     per-task mode (no kernel hook): write each\n"

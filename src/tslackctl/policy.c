@@ -45,7 +45,8 @@ int cmd_status(int argc, char **argv __always_unused, const struct opts *o)
 	struct tslack_err e = {};
 	__u32 len = sizeof(info);
 	struct json_object *j;
-	int fd, attached, aligned = -1;
+	int fd, attached, aligned = -1, mode = 0;
+	bool hook = policy_kernel_mode() == POLICY_HOOK;
 	long n = -1;
 
 	if (optind != argc)
@@ -69,13 +70,16 @@ int cmd_status(int argc, char **argv __always_unused, const struct opts *o)
 		} else if (fd != -EACCES && fd != -EPERM) {
 			return fail_errno(TSLACK_MAP_PIN, fd);
 		}
-		aligned = policy_aligned();
+		mode = policy_mode();
+		if (mode == POLICY_HOOK)
+			aligned = policy_aligned();
 	}
 	if (o->json) {
 		j = json_object_new_object();
 		j = json_add(j, "attached", json_object_new_boolean(attached));
-		j = json_add(j, "kernel_hook",
-			     json_object_new_boolean(attached || policy_kernel_has_hook()));
+		j = json_add(j, "kernel_hook", json_object_new_boolean(hook));
+		if (mode > 0)
+			j = json_add(j, "mode", json_object_new_string(policy_mode_name(mode)));
 		j = json_add(j, "pin_dir", json_object_new_string(TSLACK_PIN_DIR));
 		j = json_add(j, "max_cache_age_ms", json_object_new_int(TSLACK_MAX_CACHE_AGE_MS));
 		if (aligned >= 0)
@@ -86,12 +90,13 @@ int cmd_status(int argc, char **argv __always_unused, const struct opts *o)
 		}
 		if (show_json(j))
 			return EXIT_RUNTIME;
-	} else if (!attached && !policy_kernel_has_hook()) {
-		printf("attached: no (this kernel has no timer_slack_ops)\n");
 	} else if (!attached) {
 		printf("attached: no\n");
 	} else {
 		printf("attached: yes (%s)\n", TSLACK_PIN_DIR);
+		if (mode > 0)
+			printf("mode: %s\n", mode == POLICY_HOOK ? "hook" :
+			       "per-task (no kernel hook; tslackctl follow writes each thread's slack)");
 		if (aligned >= 0)
 			printf("aligned across CPUs: %s\n", aligned ? "yes" : "no");
 		if (n >= 0)
@@ -101,18 +106,27 @@ int cmd_status(int argc, char **argv __always_unused, const struct opts *o)
 }
 
 /*
- * For the units' ExecCondition=: on a kernel without the hook they are
- * skipped (exit 1 to 254) with this one line in the journal, not failed.
- * Anyone may ask: /sys/kernel/btf/vmlinux is world-readable.
+ * For the units' ExecCondition=: exit 0 if tslack can attach on this
+ * kernel, through its hook or in per-task mode (status says which); with
+ * --per-task, only in per-task mode (tslack-follow.service). Otherwise
+ * the unit is skipped (exit 1 to 254) with this one line in the journal,
+ * not failed. Anyone may ask: /sys/kernel/btf/vmlinux is world-readable.
  */
-int cmd_supported(int argc, char **argv __always_unused, const struct opts *o __always_unused)
+int cmd_supported(int argc, char **argv __always_unused, const struct opts *o)
 {
 	struct tslack_err e = {};
+	int mode;
 
 	if (optind != argc)
-		return usage_error("usage: tslackctl supported");
-	if (policy_kernel_has_hook())
-		return 0;
-	policy_no_hook(&e, 0);
-	return fail(&e);
+		return usage_error("usage: tslackctl supported [--per-task]");
+	mode = policy_kernel_mode();
+	if (mode < 0) {
+		policy_no_btf(&e, 0);
+		return fail(&e);
+	}
+	if (o->per_task && mode == POLICY_HOOK) {
+		say("this kernel has the hook: per-task mode is not needed");
+		return EXIT_RUNTIME;
+	}
+	return 0;
 }

@@ -136,10 +136,6 @@ int cmd_get(int argc, char **argv, const struct opts *o)
 	attached = policy_attached(&e);
 	if (attached < 0)
 		return fail(&e);
-	if (!attached && !policy_kernel_has_hook()) {
-		policy_no_hook(&e, 0);
-		return fail(&e);
-	}
 	if (attached) {
 		fd = policy_map_fd(&e);
 		if (fd < 0)

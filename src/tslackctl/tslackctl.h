@@ -21,7 +21,7 @@ enum { EXIT_NOT_ATTACHED = 3, EXIT_UNKNOWN = 4 };
 
 /* What a command accepts, parsed by main.c. */
 struct opts {
-	bool json, max, batch, fix, no_align;
+	bool json, max, batch, fix, no_align, per_task;
 	const char *id, *pid, *max_cgroups, *iterations, *delay, *depth, *sort, *period, *slack;
 };
 
@@ -73,6 +73,7 @@ int find_cgroup(const char *path, const struct opts *o, uint64_t id, bool change
 typedef int cmd_fn(int argc, char **argv, const struct opts *o);
 
 cmd_fn cmd_attach, cmd_detach, cmd_status, cmd_supported;	/* policy.c */
+cmd_fn cmd_follow;						/* follow.c */
 cmd_fn cmd_set, cmd_exempt, cmd_get, cmd_list, cmd_check;	/* settings.c */
 cmd_fn cmd_top;							/* top.c */
 cmd_fn cmd_stats;						/* stats.c */

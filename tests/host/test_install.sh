@@ -19,7 +19,7 @@ rm -f "$dest.log"
 files="usr/sbin/tslackctl usr/share/man/man8/tslackctl.8
 	usr/share/bash-completion/completions/tslackctl usr/lib/systemd/system/tslack.service
 	usr/sbin/tslackd usr/share/man/man8/tslackd.8 usr/lib/systemd/system/tslackd.service
-	etc/tslack/tslackd.conf"
+	usr/lib/systemd/system/tslack-follow.service etc/tslack/tslackd.conf"
 missing=
 for f in $files; do [ -f "$dest/$f" ] || missing="$missing $f"; done
 check install/files '[ -z "$missing" ]' "missing:$missing"
@@ -35,12 +35,13 @@ check install/daemon_unit_paths 'grep -qx "ExecStart=/usr/sbin/tslackd" "$dunit"
 	"$(grep ^Exec "$dunit")"
 if command -v systemd-analyze >/dev/null; then
 	# The units name /usr/sbin: verify them against the DESTDIR's.
-	for u in tslack tslackd; do
+	for u in tslack tslack-follow tslackd; do
 		sed "s|/usr/sbin/|$dest/usr/sbin/|" "$dest/usr/lib/systemd/system/$u.service" \
 			>"$dest/$u.service"
 	done
 	out=$(cd "$dest" && MANPATH=$dest/usr/share/man \
-		systemd-analyze verify "$dest/tslack.service" "$dest/tslackd.service" 2>&1 | grep -v '^$')
+		systemd-analyze verify "$dest/tslack.service" "$dest/tslack-follow.service" \
+		"$dest/tslackd.service" 2>&1 | grep -v '^$')
 	check install/unit_verifies '[ -z "$out" ]' "$out"
 else
 	echo "FAIL install/unit_verifies: no systemd-analyze on this machine"

@@ -84,7 +84,8 @@ attach_max_missing|2|tslackctl: --max-cgroups needs a value|attach --max-cgroups
 attach_extra|2|tslackctl: usage: tslackctl attach [--max-cgroups=N] [--no-align]|attach now
 detach_extra|2|tslackctl: usage: tslackctl detach|detach now
 status_extra|2|tslackctl: usage: tslackctl status [--json]|status now
-supported_extra|2|tslackctl: usage: tslackctl supported|supported now
+supported_extra|2|tslackctl: usage: tslackctl supported [--per-task]|supported now
+follow_extra|2|tslackctl: usage: tslackctl follow|follow now
 list_extra|2|tslackctl: usage: tslackctl list [--json]|list now
 check_extra|2|tslackctl: usage: tslackctl check [--json] [--fix]|check now
 top_delay_short|2|tslackctl: --delay: '0.01' is not from 100ms to 1h|top -d 0.01

@@ -4,6 +4,7 @@
  * calling task's timer slack, and the other things a shell cannot do.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
@@ -51,6 +52,18 @@ static int drop_caps(void)
 }
 
 /*
+ * The slack this thread's sleeps use: the hook's answer, or on a kernel
+ * without the series (per-task mode) the thread's own, which is what its
+ * sleeps use there.
+ */
+static long sleep_slack(void)
+{
+	long ns = effective_slack();
+
+	return ns < 0 && errno == EINVAL ? own_slack() : ns;
+}
+
+/*
  * Print the effective slack here, then in a child that clone3() starts in
  * the cgroup directory @dir, as systemd starts services.
  */
@@ -64,12 +77,12 @@ static int clone_into(const char *dir)
 		perror(dir);
 		return 1;
 	}
-	printf("%ld ", effective_slack());
+	printf("%ld ", sleep_slack());
 	fflush(stdout);
 	args.cgroup = fd;
 	pid = syscall(SYS_clone3, &args, sizeof(args));
 	if (pid == 0) {
-		printf("%ld\n", effective_slack());
+		printf("%ld\n", sleep_slack());
 		fflush(stdout);
 		_exit(0);
 	}
@@ -101,7 +114,11 @@ static int usage(void)
 	      "       tslack-probe in-cgroupns COMMAND [ARG]... (its own cgroup2 mount)\n"
 	      "       tslack-probe kill-after USECS COMMAND [ARG]...\n"
 	      "       tslack-probe duration COUNT COMMAND [ARG]...\n"
-	      "       tslack-probe lock PATH COMMAND [ARG]... (COMMAND holds a flock on PATH)\n",
+	      "       tslack-probe lock PATH COMMAND [ARG]... (COMMAND holds a flock on PATH)\n"
+	      "       tslack-probe move-wait CGROUP_DIR NS (microseconds until the slack is NS)\n"
+	      "       tslack-probe lower-wait NS (set it, then wait until it is raised)\n"
+	      "       tslack-probe fifo SECONDS (SCHED_FIFO; print the pid)\n"
+	      "       tslack-probe forks N (N children that exit at once)\n",
 	      stderr);
 	return 2;
 }
@@ -199,6 +216,45 @@ static int duration(long count, char **cmd)
 	return 0;
 }
 
+/* This thread's own slack, as per-task mode writes it (/proc/TID). */
+static unsigned long long proc_slack(void)
+{
+	return prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+}
+
+/*
+ * Per-task mode's latency: move into @dir (as "echo $$ > cgroup.procs"
+ * does), or with no @dir lower the own slack to @ns; then print the
+ * microseconds until the slack is @ns (or, lowered, raised above it) and
+ * the slack then. 5 s at most: then "timeout" and exit 1.
+ */
+static int wait_slack(const char *dir, unsigned long long ns)
+{
+	uint64_t t0, t;
+	char path[4096];
+	FILE *f;
+
+	if (dir) {
+		snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+		f = fopen(path, "w");
+		if (!f || fprintf(f, "%d\n", getpid()) < 0 || fclose(f)) {
+			perror(path);
+			return 1;
+		}
+	} else {
+		prctl(PR_SET_TIMERSLACK, ns, 0, 0, 0);
+	}
+	for (t0 = monotonic_ns(); (t = monotonic_ns()) - t0 < 5000000000ULL;) {
+		if (dir ? proc_slack() == ns : proc_slack() > ns) {
+			printf("%llu %llu\n", (unsigned long long)(t - t0) / 1000, proc_slack());
+			return 0;
+		}
+		usleep(100);
+	}
+	printf("timeout %llu\n", proc_slack());
+	return 1;
+}
+
 static void *sleep_forever(void *arg)
 {
 	(void)arg;
@@ -217,7 +273,7 @@ static int print_final(void)
 		if (strncmp(line, "0::", 3))
 			continue;
 		line[strcspn(line, "\n")] = '\0';
-		printf("final %s %ld\n", line + 3, effective_slack());
+		printf("final %s %ld\n", line + 3, sleep_slack());
 		fclose(f);
 		return 0;
 	}
@@ -229,12 +285,12 @@ static int print_final(void)
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "effective")) {
-		printf("%ld\n", effective_slack());
+		printf("%ld\n", sleep_slack());
 		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "set-own")) {
 		prctl(PR_SET_TIMERSLACK, strtoul(argv[2], NULL, 10), 0, 0, 0);
-		printf("%ld\n", effective_slack());
+		printf("%ld\n", sleep_slack());
 		return 0;
 	}
 	if (argc >= 5 && !strcmp(argv[1], "pty"))
@@ -263,7 +319,7 @@ int main(int argc, char **argv)
 		signal(SIGTERM, exit_now);
 		/* One line per wakeup: the slack the next sleep will use. */
 		while (n-- > 0) {
-			printf("%ld\n", effective_slack());
+			printf("%ld\n", sleep_slack());
 			fflush(stdout);
 			nanosleep(&ts, NULL);
 		}
@@ -343,6 +399,36 @@ int main(int argc, char **argv)
 		return kill_after(atol(argv[2]), argv + 3);
 	if (argc >= 4 && !strcmp(argv[1], "duration") && atol(argv[2]) > 0)
 		return duration(atol(argv[2]), argv + 3);
+	if (argc == 4 && !strcmp(argv[1], "move-wait"))
+		return wait_slack(argv[2], strtoull(argv[3], NULL, 10));
+	if (argc == 3 && !strcmp(argv[1], "lower-wait"))
+		return wait_slack(NULL, strtoull(argv[2], NULL, 10));
+	if (argc == 3 && !strcmp(argv[1], "fifo")) {
+		struct sched_param sp = { .sched_priority = 10 };
+
+		signal(SIGTERM, exit_now);
+		if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
+			perror("tslack-probe: SCHED_FIFO");
+			return 1;
+		}
+		printf("%d\n", getpid());
+		fflush(stdout);
+		sleep(atoi(argv[2]));
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "forks")) {
+		long i, n = atol(argv[2]);
+
+		for (i = 0; i < n; i++) {
+			pid_t pid = fork();
+
+			if (pid == 0)
+				_exit(0);
+			if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+				return 1;
+		}
+		return 0;
+	}
 	if (argc >= 4 && !strcmp(argv[1], "lock")) {
 		/* As a user would hold tslack's lock: busybox has no flock(1). */
 		int fd = open(argv[2], O_RDONLY);

@@ -3,7 +3,7 @@
 # apt-get installs it (vmtest/run --deb): what the package set up at boot,
 # as a user finds it. Checked through properties that outlive a stop, so
 # that this holds whatever ran before. (test_zz_purge.sh checks the units
-# on a kernel without the hook, and the purge.)
+# on a kernel without BTF, and the purge.)
 . /usr/local/lib/tslack/systemd-lib.sh
 plan 9
 

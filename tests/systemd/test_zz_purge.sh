@@ -1,30 +1,30 @@
 #!/bin/sh
 # In the systemd guest, last (the runner goes in name order), as it
-# changes what the package set up at boot. A kernel without the hook,
-# shown to the units by mounting BTF without timer_slack_ops over
-# /sys/kernel/btf/vmlinux: both units are skipped with one line each, not
-# failed. An upgrade keeps the policy and what was set. Then apt-get purge
+# changes what the package set up at boot. A kernel without BTF, shown
+# to the units by mounting an empty file over /sys/kernel/btf/vmlinux:
+# both units are skipped with one line each, not failed. An upgrade keeps the policy and what was set. Then apt-get purge
 # leaves nothing of tslack behind: no pinned policy, no state, no
 # configuration, no unit, no enablement link.
 . /usr/local/lib/tslack/systemd-lib.sh
 plan 14
 
-# A kernel without the hook: both skipped, one line each, nothing failed.
-mount -o bind /usr/local/lib/tslack/nohook.btf /sys/kernel/btf/vmlinux ||
-	fail nohook/mount "cannot mount over /sys/kernel/btf/vmlinux"
+# A kernel without BTF: both skipped, one line each, nothing failed.
+: > /tmp/empty.btf
+mount -o bind /tmp/empty.btf /sys/kernel/btf/vmlinux ||
+	fail nobtf/mount "cannot mount over /sys/kernel/btf/vmlinux"
 since=$(date '+%Y-%m-%d %H:%M:%S')
 systemctl restart tslack.service tslackd.service 2>&1 | sed 's/^/# /'
-eq nohook/skipped "inactive exec-condition inactive exec-condition" "$(
+eq nobtf/skipped "inactive exec-condition inactive exec-condition" "$(
 	for u in tslack tslackd; do
 		printf '%s %s ' "$(systemctl is-active $u.service)" \
 			"$(systemctl show -P Result $u.service)"
 	done | sed 's/ $//')"
-eq nohook/one_line "1 1" "$(for u in tslack tslackd; do
+eq nobtf/one_line "1 1" "$(for u in tslack tslackd; do
 	journalctl -q -o cat --since "$since" -u $u.service |
-		grep -c 'has no timer_slack_ops'; done | paste -s -d ' ')"
+		grep -c 'has no BTF'; done | paste -s -d ' ')"
 umount /sys/kernel/btf/vmlinux
 systemctl start tslack.service
-eq nohook/failed_none "" "$(systemctl list-units --failed --no-legend --plain)"
+eq nobtf/failed_none "" "$(systemctl list-units --failed --no-legend --plain)"
 # An upgrade (the same package again, /work/tslack.deb: dpkg runs the
 # upgrade paths of its maintainer scripts) keeps the policy attached with
 # what was set by hand, and restarts tslackd, which takes back its state.
@@ -50,7 +50,7 @@ eq purge/no_policy "" "$(ls /sys/fs/bpf/tslack 2>&1 | grep -v 'No such file')"
 eq purge/no_state "" "$(ls -d /run/tslackd 2>/dev/null)"
 eq purge/no_config "" "$(ls -d /etc/tslack 2>/dev/null)"
 eq purge/no_units "" "$(systemctl list-unit-files --no-legend tslack.service tslackd.service \
-	2>/dev/null)"
+	tslack-follow.service 2>/dev/null)"
 eq purge/no_links "" "$(find /etc/systemd/system -name 'tslack*.service' \
 	! -name tslack-vm.service ! -name 'tslack-test*' 2>/dev/null)"
 exit 0
