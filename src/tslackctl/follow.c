@@ -9,7 +9,8 @@
  * PASS_SECONDS (a direct bpftool write, an event the ring buffer had no
  * room for).
  *
- * Its work is bounded whatever users do: at most BUDGET events a second
+ * It runs until stopped (SIGTERM): after a detach it waits for the next
+ * attach. Its work is bounded whatever users do: at most BUDGET events a second
  * are acted on, the rest wait for the next full pass, at most one a
  * second; each is said once in the log.
  */
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -150,7 +152,7 @@ static int full_pass(struct follower *f)
 	return 0;
 }
 
-/* Until detached or stopped: 0, or an exit status. */
+/* Until detached (0) or stopped (0), or an exit status. */
 static int follow(struct follower *f, struct ring_buffer *rb)
 {
 	struct pollfd pfd = { .fd = ring_buffer__epoll_fd(rb), .events = POLLIN };
@@ -181,12 +183,96 @@ static int follow(struct follower *f, struct ring_buffer *rb)
 	return 0;
 }
 
+static void follower_close(struct follower *f, struct ring_buffer **rb, int *events)
+{
+	ring_buffer__free(*rb);
+	*rb = NULL;
+	if (*events >= 0)
+		close(*events);
+	if (f->lost_map >= 0)
+		close(f->lost_map);
+	if (f->apply >= 0)
+		close(f->apply);
+	if (f->dir >= 0)
+		close(f->dir);
+	*events = f->dir = f->apply = f->lost_map = -1;
+}
+
+/* Take the attached policy's pins: 0, or an exit status after saying why. */
+static int follower_open(struct follower *f, struct ring_buffer **rb, int *events)
+{
+	int ret;
+
+	f->dir = open_pin_dir();
+	f->apply = f->dir < 0 ? f->dir : get_at(f->dir, "apply");
+	f->lost_map = f->dir < 0 ? f->dir : get_at(f->dir, "events-lost");
+	*events = f->dir < 0 ? f->dir : get_at(f->dir, "events");
+	ret = f->apply < 0 ? f->apply : f->lost_map < 0 ? f->lost_map : *events < 0 ? *events : 0;
+	if (ret)
+		return fail_errno(TSLACK_PIN_DIR, ret);
+	f->lost = 0;
+	f->pass_due = false;
+	*rb = ring_buffer__new(*events, on_event, f, NULL);
+	if (!*rb)
+		return fail_errno("the events ring buffer", -errno);
+	return 0;
+}
+
+/*
+ * The policy's mode, or -errno: -ENOENT if it is not attached. The
+ * hook's policy needs nothing followed: said, and EXIT_RUNTIME.
+ */
+static int per_task_attached(void)
+{
+	int mode = policy_mode();
+
+	if (mode == POLICY_HOOK) {
+		say("this kernel has the hook: every sleep asks the policy, nothing to follow");
+		return EXIT_RUNTIME;
+	}
+	if (mode < 0 && mode != -ENOENT)
+		return fail_errno(TSLACK_PIN_DIR, mode);
+	return mode < 0 ? mode : 0;
+}
+
+/*
+ * Detached: wait until a policy is attached again (an attach renames its
+ * directory into bpffs: inotify says so; every PASS_SECONDS all the same)
+ * or we are stopped. 0 attached again, -1 stopped, or an exit status.
+ */
+static int wait_attach(void)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	char buf[4096];
+	int ret;
+
+	pfd.fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (pfd.fd >= 0 && inotify_add_watch(pfd.fd, TSLACK_BPFFS, IN_MOVED_TO | IN_CREATE) < 0) {
+		close(pfd.fd);
+		pfd.fd = -1;
+	}
+	while (!stop) {
+		ret = per_task_attached();
+		if (ret != -ENOENT)
+			break;
+		if (poll(&pfd, 1, PASS_SECONDS * 1000) < 0 && errno != EINTR) {
+			ret = fail_errno("waiting for an attach", -errno);
+			break;
+		}
+		while (pfd.fd >= 0 && read(pfd.fd, buf, sizeof(buf)) > 0)
+			;
+	}
+	if (pfd.fd >= 0)
+		close(pfd.fd);
+	return stop ? -1 : ret;
+}
+
 int cmd_follow(int argc, char **argv __always_unused, const struct opts *o __always_unused)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct follower f = { .dir = -1, .apply = -1, .lost_map = -1 };
 	struct ring_buffer *rb = NULL;
-	int mode, events, ret;
+	int events = -1, ret;
 
 	if (optind != argc)
 		return usage_error("usage: tslackctl follow");
@@ -197,45 +283,23 @@ int cmd_follow(int argc, char **argv __always_unused, const struct opts *o __alw
 		say("follow runs in the initial pid namespace only");
 		return EXIT_RUNTIME;
 	}
-	mode = policy_mode();
-	if (mode == -ENOENT) {
+	ret = per_task_attached();
+	if (ret == -ENOENT) {
 		say("tslack is not attached: run 'tslackctl attach' first");
 		return EXIT_RUNTIME;
 	}
-	if (mode < 0)
-		return fail_errno(TSLACK_PIN_DIR, mode);
-	if (mode == POLICY_HOOK) {
-		say("this kernel has the hook: every sleep asks the policy, nothing to follow");
-		return EXIT_RUNTIME;
-	}
-	f.dir = open_pin_dir();
-	f.apply = f.dir < 0 ? f.dir : get_at(f.dir, "apply");
-	f.lost_map = f.dir < 0 ? f.dir : get_at(f.dir, "events-lost");
-	events = f.dir < 0 ? f.dir : get_at(f.dir, "events");
-	ret = f.apply < 0 ? f.apply : f.lost_map < 0 ? f.lost_map : events < 0 ? events : 0;
-	if (ret) {
-		ret = fail_errno(TSLACK_PIN_DIR, ret);
-		goto out;
-	}
-	rb = ring_buffer__new(events, on_event, &f, NULL);
-	if (!rb) {
-		ret = fail_errno("the events ring buffer", -errno);
-		goto out;
-	}
+	if (ret)
+		return ret;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	/* Its own wakeups are a full pass every PASS_SECONDS: let them wait. */
 	prctl(PR_SET_TIMERSLACK, 100000000UL);
-	ret = follow(&f, rb);
-out:
-	ring_buffer__free(rb);
-	if (events >= 0)
-		close(events);
-	if (f.lost_map >= 0)
-		close(f.lost_map);
-	if (f.apply >= 0)
-		close(f.apply);
-	if (f.dir >= 0)
-		close(f.dir);
-	return ret;
+	/* A detach and an attach by hand: the new policy is followed too. */
+	do {
+		ret = follower_open(&f, &rb, &events);
+		if (!ret)
+			ret = follow(&f, rb);
+		follower_close(&f, &rb, &events);
+	} while (!ret && !stop && !(ret = wait_attach()));
+	return ret < 0 ? 0 : ret;
 }

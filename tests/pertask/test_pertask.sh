@@ -166,10 +166,16 @@ eq "pt/move_storm_right" 50000 "$(slack_of $s)"
 kill $s
 kill -0 $follower && pass pt/follow_alive || fail pt/follow_alive "$(cat /tmp/follow.log)"
 
-# Detach: every raised thread gets its own back; follow stops.
+# Detach: every raised thread gets its own back; follow waits for the
+# next attach (a detach and attach by hand), and stops on SIGTERM.
 tslackctl detach
 eq "pt/detach_own_back" "$own" "$(slack_of $t)"
-poll 5 sh -c "! kill -0 $follower 2>/dev/null" && pass pt/follow_stops || fail pt/follow_stops "still running"
+tslackctl attach
+tslackctl set a 25ms
+wait_slack 5 $t 25000000 && pass pt/follow_after_reattach ||
+	fail pt/follow_after_reattach "$(slack_of $t)"
+tslackctl detach
+kill $follower
 wait $follower
 eq "pt/follow_exit" 0 "$?"
 eq "pt/nothing_pinned" "" "$(ls /sys/fs/bpf)"

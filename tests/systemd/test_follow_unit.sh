@@ -18,13 +18,13 @@ eq unit/follow "$follow" "$(systemctl is-active tslack-follow.service) $(
 eq unit/no_failed "" "$(systemctl list-units --failed --no-legend --plain)"
 
 # The slice exists while a unit is in it.
-systemd-run --quiet --collect --unit=tslack-follow-hold.service --slice=tslack-test.slice sleep 600
-tslackctl set tslack-test.slice 7ms
+systemd-run --quiet --collect --unit=tslack-follow-hold.service --slice=tslackfollow.slice sleep 600
+tslackctl set tslackfollow.slice 7ms
 svc=$(probe_file service root)
-systemd-run --quiet --collect --unit=tslack-follow-probe.service --slice=tslack-test.slice \
+systemd-run --quiet --collect --unit=tslack-follow-probe.service --slice=tslackfollow.slice \
 	-- sh -c "$(probe_cmd "$svc")"
 expect_slack unit/service_in_slice 7000000 "$svc"
-tslackctl set tslack-test.slice 0
+tslackctl set tslackfollow.slice 0
 expect_slack unit/service_own_back 50000 "$svc"
 systemctl stop tslack-follow-probe.service tslack-follow-hold.service
 exit 0
