@@ -16,6 +16,15 @@
  */
 int json_print(struct json_object *o);
 
+/*
+ * A cgroup name or path, which an unprivileged user may choose: a string
+ * if it is UTF-8, written in ASCII alone (controls and all beyond '~' as
+ * "\uXXXX"), and otherwise an array of its bytes (numbers), as journalctl
+ * writes a field that is not UTF-8. Valid JSON either way, and the bytes
+ * are the name's.
+ */
+struct json_object *json_name(const char *s);
+
 /* @v as a JSON number with @decimals digits after the point ("2.0"). */
 struct json_object *json_fixed(double v, int decimals);
 
