@@ -16,6 +16,7 @@
 #define FILEID_KERNFS 0xfe
 
 #include "cgroup.h"
+#include "format.h"
 
 const char *cgroup2_mount(void)
 {
@@ -50,6 +51,10 @@ static int cgroup_from_abs(const char *abs, struct cgroup *cg, char *err,
 	size_t len = strlen(mnt);
 	struct statfs sfs;
 	struct stat st;
+	char shown[ESCAPED_NAME_MAX];
+
+	/* @arg may name a cgroup that a user made: escaped, in every message. */
+	arg = escape_name(shown, sizeof(shown), arg);
 
 	/* Also when it is removed meanwhile. */
 	if (stat(abs, &st) || statfs(abs, &sfs)) {
@@ -103,7 +108,7 @@ int cgroup_by_path(const char *arg, struct cgroup *cg, char *err, unsigned long 
 	else
 		snprintf(joined, sizeof(joined), "%s/%s", mnt, arg);
 	if (!realpath(joined, abs)) {
-		snprintf(err, errlen, "%s: %s", arg,
+		snprintf(err, errlen, "%s: %s", escape_name(joined, sizeof(joined), arg),
 			 errno == ENOENT ? "no such cgroup" : strerror(errno));
 		return -1;
 	}
@@ -127,26 +132,32 @@ static int match_id(struct cgroup *cg, const struct cgroup *parent, void *data)
 }
 
 /* A cgroupfs file handle is the kernfs id: ESTALE once it is removed. */
-bool cgroup_alive(uint64_t id)
+int cgroup_alive(uint64_t id)
 {
 	struct {
 		struct file_handle fh;
 		uint64_t id;
 	} h = { .fh = { .handle_bytes = sizeof(uint64_t), .handle_type = FILEID_KERNFS } };
 	struct stat st;
-	int mnt, fd;
-	bool alive;
+	int mnt, fd, ret;
 
+	if (!cgroup2_mount())
+		return -ENOENT;
 	memcpy(h.fh.f_handle, &id, sizeof(id));
 	mnt = open(cgroup2_mount(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (mnt < 0)
-		return false;
+		return -errno;
 	fd = open_by_handle_at(mnt, &h.fh, O_PATH | O_CLOEXEC);
-	alive = fd >= 0 && !fstat(fd, &st) && st.st_ino == id;
+	if (fd < 0)
+		ret = errno == ESTALE || errno == ENOENT ? 0 : -errno;
+	else if (fstat(fd, &st))
+		ret = -errno;
+	else	/* another node for the id: cannot be, so cannot tell */
+		ret = st.st_ino == id ? 1 : -EIO;
 	if (fd >= 0)
 		close(fd);
 	close(mnt);
-	return alive;
+	return ret;
 }
 
 bool cgroup_is(const char *path, uint64_t id)

@@ -30,9 +30,11 @@ bool cgroup_is(const char *path, uint64_t id);
 
 /*
  * Is cgroup @id alive, wherever it is, also outside this cgroup namespace?
- * Needs CAP_DAC_READ_SEARCH (open_by_handle_at()).
+ * 1 yes, 0 removed (the kernel said ESTALE or ENOENT), or -errno when it
+ * cannot tell (EPERM without CAP_DAC_READ_SEARCH, EMFILE...): never "gone"
+ * for a failure, as check --fix deletes what is gone.
  */
-bool cgroup_alive(uint64_t id);
+int cgroup_alive(uint64_t id);
 
 /* Find the cgroup with @id. Same contract. */
 int cgroup_by_id(uint64_t id, struct cgroup *cg, char *err, unsigned long errlen);

@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 
 #include "bpffs.h"
+#include "format.h"
 #include "policy.h"
 #include "settings.h"
 
@@ -264,6 +265,7 @@ int settings_apply_after(const struct cgroup *cg, bool max, uint64_t ns,
 			 int (*before)(uint64_t old, void *data, struct tslack_err *e),
 			 void *data, struct tslack_err *e)
 {
+	char shown[ESCAPED_NAME_MAX];
 	struct tslack_setting val;
 	__u64 *field;
 	int lock, fd, err = 0;
@@ -282,7 +284,8 @@ int settings_apply_after(const struct cgroup *cg, bool max, uint64_t ns,
 	err = settings_write_cgroup(fd, cg->id, cg->path, &val);
 	close(fd);
 	if (err == -ENOENT)
-		err_set(e, 0, "%s: removed while its setting was written", cg->path);
+		err_set(e, 0, "%s: removed while its setting was written",
+			escape_name(shown, sizeof(shown), cg->path));
 	else if (err == -E2BIG)
 		err_set(e, 0, "the map is full: detach, then attach with a larger --max-cgroups");
 	else if (err)

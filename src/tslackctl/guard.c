@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/format.h"
 #include "lib/policy.h"
 #include "lib/settings.h"
 #include "guard.h"
@@ -103,11 +104,13 @@ int guard_set(struct guard *g, const struct cgroup *cg, uint64_t trial)
 
 int guard_restore(struct guard *g, const struct cgroup *cg)
 {
+	char shown[ESCAPED_NAME_MAX];
 	int ret;
 
 	ret = restore(cg, g->trial, g->old);
 	if (ret == 1)
-		say("%s: min_slack_ns was changed during the trial: left as it is", cg->path);
+		say("%s: min_slack_ns was changed during the trial: left as it is",
+		    escape_name(shown, sizeof(shown), cg->path));
 	return ret < 0 ? -1 : 0;
 }
 

@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
 
+#include "lib/format.h"
 #include "lib/json.h"
 #include "lib/policy.h"
 #include "tslackctl.h"
@@ -143,11 +144,16 @@ static void keep(char *to, size_t len, const char *msg)
 		snprintf(to, len, "%.*s", (int)strcspn(msg, "\n"), msg);
 }
 
+/*
+ * A message may quote what the user typed or a name from the cgroup tree:
+ * no control reaches the terminal, and --json's error object stays UTF-8.
+ */
 static void vsay(const char *fmt, va_list ap)
 {
-	char msg[1024];
+	char raw[1024], msg[4096];
 
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	escape_text(msg, sizeof(msg), raw);
 	fprintf(stderr, "tslackctl: %s\n", msg);
 	keep(kept.first, sizeof(kept.first), msg);
 }
@@ -227,8 +233,7 @@ static void print_json_error(void)
 	const char *msg = kept.first[0] ? kept.first : kept.libbpf;
 
 	if (msg[0])
-		json_print(json_add(json_object_new_object(), "error",
-				    json_object_new_string(msg)));
+		json_print(json_add(json_object_new_object(), "error", json_name(msg)));
 }
 
 bool may_change_policy(void)

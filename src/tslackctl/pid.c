@@ -133,7 +133,7 @@ static int print_threads_json(int pid, const struct thread_row *t, size_t n)
 	for (i = 0; i < n; i++) {
 		row = json_object_new_object();
 		row = json_add(row, "tid", json_object_new_int(t[i].tid));
-		row = json_add(row, "cgroup", json_object_new_string(t[i].cg));
+		row = json_add(row, "cgroup", json_name(t[i].cg));
 		row = json_add(row, "policy", json_object_new_string(policy_name(t[i].policy)));
 		row = json_add(row, "timerslack_ns", json_object_new_uint64(t[i].own));
 		row = json_add(row, "effective_slack_ns", json_object_new_uint64(t[i].eff));
@@ -145,7 +145,7 @@ static int print_threads_json(int pid, const struct thread_row *t, size_t n)
 
 static int print_threads(int pid, const struct thread_row *t, size_t n, bool json)
 {
-	char own[32], eff[32];
+	char own[32], eff[32], name[ESCAPED_NAME_MAX];
 	size_t i;
 
 	if (json)
@@ -154,8 +154,26 @@ static int print_threads(int pid, const struct thread_row *t, size_t n, bool jso
 	for (i = 0; i < n; i++)
 		printf("%-8d %-8s %10s %10s  %s\n", t[i].tid, policy_name(t[i].policy),
 		       format_ns(own, sizeof(own), t[i].own),
-		       format_ns(eff, sizeof(eff), t[i].eff), t[i].cg);
+		       format_ns(eff, sizeof(eff), t[i].eff), escape_name(name, sizeof(name), t[i].cg));
 	return 0;
+}
+
+/*
+ * Is /proc of our pid namespace? PID is a number in the caller's
+ * namespace, and so is the thread the policy is asked about; a /proc of
+ * another (a container given the host's, unshare --pid without
+ * --mount-proc) would show another process under the same number.
+ */
+static bool proc_is_ours(void)
+{
+	char self[32];
+	ssize_t n;
+
+	n = readlink("/proc/self", self, sizeof(self) - 1);
+	if (n < 0)
+		return false;	/* not mounted, or we are not in its namespace */
+	self[n] = '\0';
+	return strtol(self, NULL, 10) == getpid();
 }
 
 int get_pid(const char *arg, bool json)
@@ -171,6 +189,11 @@ int get_pid(const char *arg, bool json)
 
 	if (parse_cgroup_id(arg, &pid, err, sizeof(err)) || pid > 1 << 30)
 		return usage_error("'%s' is not a process id", arg);
+	if (!proc_is_ours()) {
+		say("/proc is not this pid namespace's (mount one, as unshare --mount-proc does): cannot find process %" PRIu64,
+		    pid);
+		return EXIT_RUNTIME;
+	}
 	snprintf(dir, sizeof(dir), "/proc/%" PRIu64 "/task", pid);
 	d = opendir(dir);
 	if (!d) {

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "lib/format.h"
@@ -104,7 +105,7 @@ static struct json_object *setting_json(const char *path, uint64_t id,
 {
 	struct json_object *j = json_object_new_object();
 
-	j = path ? json_add(j, "path", json_object_new_string(path)) : json_add_null(j, "path");
+	j = path ? json_add(j, "path", json_name(path)) : json_add_null(j, "path");
 	j = json_add(j, "id", json_object_new_uint64(id));
 	j = json_add(j, "min_slack_ns", json_object_new_uint64(val->min_slack_ns));
 	j = json_add(j, "max_slack_ns", json_object_new_uint64(val->max_slack_ns));
@@ -115,6 +116,7 @@ int cmd_get(int argc, char **argv, const struct opts *o)
 {
 	struct tslack_setting val = {};
 	struct tslack_query q = {};
+	char name[ESCAPED_NAME_MAX];
 	struct tslack_err e = {};
 	uint64_t id = 0;
 	struct cgroup cg;
@@ -149,7 +151,7 @@ int cmd_get(int argc, char **argv, const struct opts *o)
 		ret = settings_query(qfd, &q);
 		close(qfd);
 		if (ret)
-			return fail_errno(cg.path, ret);
+			return fail_errno(escape_name(name, sizeof(name), cg.path), ret);
 	}
 	if (o->json) {
 		if (show_json(setting_json(cg.path, cg.id, &val, q.imposed)))
@@ -191,8 +193,8 @@ static const char *unnamed(bool alive)
 
 int cmd_list(int argc, char **argv __always_unused, const struct opts *o)
 {
+	char min[32], max[32], eff[32], name[ESCAPED_NAME_MAX];
 	struct settings_entry *e = NULL;
-	char min[32], max[32], eff[32];
 	struct json_object *all = NULL;
 	struct tslack_err err = {};
 	struct tslack_query q;
@@ -225,7 +227,8 @@ int cmd_list(int argc, char **argv __always_unused, const struct opts *o)
 			continue;
 		}
 		printf("%-32s %10" PRIu64 " %8s %8s %9s\n",
-		       e[i].path && alive ? e[i].path : unnamed(alive), e[i].id,
+		       e[i].path && alive ? escape_name(name, sizeof(name), e[i].path) :
+		       unnamed(alive), e[i].id,
 		       format_ns(min, sizeof(min), e[i].val.min_slack_ns),
 		       e[i].val.max_slack_ns ? format_ns(max, sizeof(max), e[i].val.max_slack_ns) : "-",
 		       format_ns(eff, sizeof(eff), q.imposed));
@@ -259,8 +262,8 @@ static int print_check_json(const struct settings_entry *e, long stale, long rem
 int cmd_check(int argc, char **argv __always_unused, const struct opts *o)
 {
 	struct settings_entry *e = NULL;
-	long n = 0, i, stale = 0, removed = 0;
-	int fd = -1, ret, lock = -1;
+	long n = 0, i, stale = 0, removed = 0, unsure = 0;
+	int fd = -1, ret, lock = -1, alive;
 	struct tslack_err err = {};
 
 	ret = read_settings(argc, "usage: tslackctl check [--json] [--fix]", &fd, &e, &n);
@@ -268,11 +271,20 @@ int cmd_check(int argc, char **argv __always_unused, const struct opts *o)
 		return ret;
 	/*
 	 * Entries the walk did not name sort first; a cgroup outside this
-	 * cgroup namespace is alive all the same: not stale.
+	 * cgroup namespace is alive all the same: not stale. Only the kernel's
+	 * "no such cgroup" makes one stale: EPERM or EMFILE say nothing of the
+	 * cgroup, and --fix must not delete a live cgroup's setting.
 	 */
-	for (i = 0; i < n && !e[i].path; i++)
-		if (!cgroup_alive(e[i].id))
+	for (i = 0; i < n && !e[i].path; i++) {
+		alive = cgroup_alive(e[i].id);
+		if (!alive) {
 			e[stale++].id = e[i].id;
+		} else if (alive < 0) {
+			say("id %" PRIu64 ": cannot tell whether its cgroup exists: %s", e[i].id,
+			    strerror(-alive));
+			unsure++;
+		}
+	}
 	if (o->fix && stale) {
 		if (!may_change_policy() || (lock = policy_lock(&err)) < 0) {
 			close(fd);
@@ -289,7 +301,7 @@ int cmd_check(int argc, char **argv __always_unused, const struct opts *o)
 	if (o->json) {
 		ret = print_check_json(e, stale, removed, n);
 		settings_list_free(e, n);
-		return ret ? EXIT_RUNTIME : stale > removed ? EXIT_RUNTIME : 0;
+		return ret || unsure || stale > removed ? EXIT_RUNTIME : 0;
 	}
 	for (i = 0; i < stale; i++)
 		printf("id %" PRIu64 ": stale entry, no such cgroup%s\n", e[i].id,
@@ -297,6 +309,6 @@ int cmd_check(int argc, char **argv __always_unused, const struct opts *o)
 	if (stale && !o->fix)
 		printf("%ld entries differ from the cgroup tree\n", stale);
 	settings_list_free(e, n);
-	return stale > removed ? EXIT_RUNTIME : 0;
+	return unsure || stale > removed ? EXIT_RUNTIME : 0;
 }
 

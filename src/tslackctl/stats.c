@@ -98,7 +98,7 @@ static int print_stats_json(const struct cgroup *cg, uint64_t ns, const struct p
 		row = json_add(row, "package_wakeups_per_s", json_fixed(p[i].pkgs, 1));
 		periods = json_append(periods, row);
 	}
-	j = json_add(json_object_new_object(), "path", json_object_new_string(cg->path));
+	j = json_add(json_object_new_object(), "path", json_name(cg->path));
 	j = json_add(j, "id", json_object_new_uint64(cg->id));
 	j = json_add(j, "interval_s", json_fixed(ns / 1e9, 3));
 	return show_json(json_add(j, "periods", periods));
@@ -107,12 +107,13 @@ static int print_stats_json(const struct cgroup *cg, uint64_t ns, const struct p
 static int print_stats(const struct cgroup *cg, uint64_t ns, const struct period *p,
 		       int n, bool json)
 {
-	char slack[32], dur[32];
+	char slack[32], dur[32], name[ESCAPED_NAME_MAX];
 	int i;
 
 	if (json)
 		return print_stats_json(cg, ns, p, n);
-	printf("%s (id %" PRIu64 "), %s each\n", cg->path, cg->id, format_ns(dur, sizeof(dur), ns));
+	printf("%s (id %" PRIu64 "), %s each\n", escape_name(name, sizeof(name), cg->path), cg->id,
+	       format_ns(dur, sizeof(dur), ns));
 	printf("%-8s %10s %12s %20s %20s\n", "", "EFFECTIVE", "WAKEUPS/S", "TIMER INTERRUPTS/S",
 	       "PACKAGE WAKEUPS/S");
 	for (i = 0; i < n; i++)

@@ -221,7 +221,7 @@ static int print_frame_json(const struct frame *f, double secs, double irqs, dou
 		if (!shown_row(&f->rows[i]))
 			continue;
 		row = json_object_new_object();
-		row = json_add(row, "path", json_object_new_string(f->rows[i].cg.path));
+		row = json_add(row, "path", json_name(f->rows[i].cg.path));
 		row = json_add(row, "id", json_object_new_uint64(f->rows[i].cg.id));
 		row = json_add(row, "wakeups_per_s", json_fixed(f->rows[i].wakeups / secs, 1));
 		if (f->rows[i].slack != UINT64_MAX)
@@ -239,7 +239,7 @@ static int print_frame_json(const struct frame *f, double secs, double irqs, dou
 static int print_frame(struct frame *f, const struct top_config *cfg, double secs,
 		       double irqs, double pkgs, int max_rows)
 {
-	char buf[32];
+	char buf[32], name[ESCAPED_NAME_MAX];
 	int shown;
 	size_t i;
 
@@ -253,7 +253,8 @@ static int print_frame(struct frame *f, const struct top_config *cfg, double sec
 		if (!shown_row(&f->rows[i]))
 			continue;
 		shown++;
-		printf("%-48s %12.1f %10s\n", f->rows[i].cg.path, f->rows[i].wakeups / secs,
+		printf("%-48s %12.1f %10s\n", escape_name(name, sizeof(name), f->rows[i].cg.path),
+		       f->rows[i].wakeups / secs,
 		       f->rows[i].slack == UINT64_MAX ? "-" :
 		       format_ns(buf, sizeof(buf), f->rows[i].slack));
 	}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "../lib/format.h"
 #include "log.h"
 
 /*
@@ -27,15 +28,26 @@ static bool to_journal(void)
 
 void log_at(const char *prio, const char *fmt, ...)
 {
-	char *msg = NULL;
+	char *msg = NULL, *shown = NULL;
+	size_t len;
 	va_list ap;
 	int n;
 
 	va_start(ap, fmt);
 	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
+	/*
+	 * Names are escaped where they are quoted; what else a user may have
+	 * chosen (a unit, a D-Bus string) could still hold a newline, which
+	 * would make a journal line of its own, or an escape sequence.
+	 */
+	len = n >= 0 ? 4 * (size_t)n + 4 : 0;
+	shown = len ? malloc(len) : NULL;
+	if (shown)
+		escape_text(shown, len, msg);
 	/* One write per line, so that nothing interleaves with it. */
 	fprintf(stderr, "%stslackd: %s\n", to_journal() ? prio : "",
-		n >= 0 ? msg : "(out of memory for a message)");
+		shown ? shown : "(out of memory for a message)");
+	free(shown);
 	free(msg);
 }

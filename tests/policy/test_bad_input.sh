@@ -4,7 +4,7 @@
 # status, and leaves the map as it was. Then the callers without
 # privilege. Usage errors (exit 2) are tests/host/test_usage.sh's.
 . /usr/local/lib/tslack/harness.sh
-plan 29
+plan 32
 
 expect_error "bad/set_before_attach" 1 "tslackctl: tslack is not attached: run 'tslackctl attach' first" \
 	tslackctl set . 1ms
@@ -34,7 +34,12 @@ get_no_such_id|1|tslackctl: no cgroup has id 999999|get --id 999999
 get_no_such_pid|1|tslackctl: process 999999: no such process|get --pid 999999
 attach_twice|1|tslackctl: already attached (/sys/fs/bpf/tslack/policy exists); 'tslackctl detach' first|attach
 stats_no_such_path|1|tslackctl: nope: no such cgroup|stats nope
+typed_escape_sequence|1|tslackctl: no\x1b[2Jpe: no such cgroup|get $(printf 'no\033[2Jpe')
+typed_not_utf8|1|tslackctl: x\xff: no such cgroup|set $(printf 'x\377') 1ms
 TABLE
+# With --json, the error object of such a name is ASCII JSON too.
+eq "bad/typed_not_utf8_json" '{ "error": "x\\xff: no such cgroup" }' \
+	"$(tslackctl get --json "$(printf 'x\377')" 2>/dev/null)"
 
 # check reports on one stream, stdout: each difference, then their count.
 # A stale entry for id 999999 (0xf423f), written behind tslackctl's back.

@@ -5,8 +5,10 @@
 # failures that must not hide: output errors, a value written during a
 # stats trial.
 . /usr/local/lib/tslack/harness.sh
-plan 17
+plan 28
 count() { tslackctl status | tail -n 1 | cut -d' ' -f5; }
+# How many bytes of stdin are neither printable ASCII nor a newline.
+raw_bytes() { tr -d '\n\040-\176' | wc -c; }
 min() { tslackctl get "$@" | sed -n 's/^min_slack_ns //p'; }
 
 # uid 1000 owns /deleg, as systemd delegates user@1000.service to its user.
@@ -39,6 +41,40 @@ name=$(printf 'q"u\\o\tte')
 tslack-probe as-user 1000 sh -c 'mkdir "$1/$2"' sh "$CG/deleg" "$name"
 tslackctl set "deleg/$name" 3ms
 eq "json/user_name_escaped" 1 "$(tslackctl list --json | grep -c -F '"/deleg/q\"u\\o\tte"')"
+
+# Names that would act on root's terminal or are not UTF-8 (ESC [2J
+# clears the screen, CSI as a C1 control in UTF-8, CR and tab, bytes 0xff
+# 0xfe; cgroupfs refuses LF) come out of every command escaped, and
+# --json stays ASCII JSON.
+esc=$(printf 'e\033[2Jx') crtab=$(printf 'c\r\tl') c1=$(printf 'k\302\233m')
+bad=$(printf 'b\377\376')
+for n in "$esc" "$crtab" "$c1" "$bad"; do
+	tslack-probe as-user 1000 sh -c 'mkdir "$1/$2"' sh "$CG/deleg" "$n"
+	tslackctl set "deleg/$n" 3ms
+done
+tslackctl list >/tmp/list.out
+eq "names/list_no_raw_bytes" 0 "$(raw_bytes </tmp/list.out)"
+eq "names/list_escaped" 5 "$(grep -c -F -e '/deleg/e\x1b[2Jx ' -e '/deleg/c\x0d\x09l ' \
+	-e '/deleg/k\xc2\x9bm ' -e '/deleg/b\xff\xfe ' -e '/deleg/q"u\\o\x09te ' /tmp/list.out)"
+tslackctl list --json >/tmp/list.json
+eq "names/json_ascii" 0 "$(raw_bytes </tmp/list.json)"
+# Not UTF-8: the bytes, as journalctl -o json writes them.
+eq "names/json_bytes" 1 \
+	"$(grep -c -F '"path": [ 47, 100, 101, 108, 101, 103, 47, 98, 255, 254 ], "id": ' /tmp/list.json)"
+eq "names/json_escapes" "1 1 1" "$(for s in '"/deleg/e\u001b[2Jx"' '"/deleg/c\r\tl"' \
+	'"/deleg/k\u009bm"'; do grep -c -F "$s" /tmp/list.json; done | xargs)"
+in_cg_bg "deleg/$esc" sh -c 'while :; do usleep 20000; done'
+loop=$!
+poll 10 grep -q deleg "/proc/$loop/cgroup"
+tslackctl get --pid $loop >/tmp/pid.out
+eq "names/get_pid" "0 1" "$(raw_bytes </tmp/pid.out) $(grep -c -F ' /deleg/e\x1b[2Jx' /tmp/pid.out)"
+tslackctl top -b -n 1 -d 1 --depth=2 >/tmp/top.out
+tslackctl top -b -n 1 -d 1 --depth=2 --json >>/tmp/top.out
+eq "names/top" "0 2" "$(raw_bytes </tmp/top.out) $(grep -c -F -e '/deleg/e\x1b[2Jx ' \
+	-e '"/deleg/e\u001b[2Jx"' /tmp/top.out)"
+kill $loop
+eq "names/stats" '/deleg/b\xff\xfe (id' \
+	"$(tslackctl stats --for 1s "deleg/$bad" | head -n 1 | cut -d' ' -f1,2)"
 undelegate
 
 # A small map: a user's cgroups under a minimum leave room for root's writes.
@@ -67,6 +103,26 @@ eq "ns/list_names_outside" 1 \
 	"$(in_ns tslackctl list | grep -c '^(outside this cgroup namespace) .* 20ms *- *20ms$')"
 in_ns tslackctl check --fix >/dev/null
 eq "ns/check_fix_keeps_outside" "0 1" "$? $(count)"
+# Only the kernel's ESTALE or ENOENT means gone: out of descriptors
+# (EMFILE, at each point of the opens), check says so and --fix deletes
+# nothing. (EPERM, without CAP_DAC_READ_SEARCH, takes the same path; this
+# kernel has no user namespaces to drop it in.)
+rm -f /tmp/emfile.err
+for n in 4 5 6 7 8 9 10 11 12; do
+	in_ns sh -c 'ulimit -n $1; exec tslackctl check --fix' sh $n >/dev/null 2>>/tmp/emfile.err
+done
+eq "ns/check_fix_emfile_keeps" "1 yes" \
+	"$(count) $(grep -q 'cannot tell whether its cgroup exists: Too many open files' \
+		/tmp/emfile.err && echo yes)"
+
+# get --pid takes a pid of the caller's namespace: with /proc of another
+# (unshare --pid without --mount-proc) it refuses rather than show
+# another process; with its own it finds the process.
+eq "pidns/get_pid_foreign_proc" \
+	"1 tslackctl: /proc is not this pid namespace's (mount one, as unshare --mount-proc does): cannot find process 1" \
+	"$(out=$(unshare -p -f sh -c 'exec tslackctl get --pid 1' 2>&1 >/dev/null); echo "$? $out")"
+eq "pidns/get_pid_own_proc" "1 /ns/c" "$(in_cg ns/c unshare -p -f --mount-proc \
+	sh -c 'exec tslackctl get --pid 1' | awk 'NR == 2 { print $1, $5 }')"
 tslackctl set ns 0
 rmdir "$CG/ns/c" "$CG/ns"
 
