@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/compiler.h"
 #include "log.h"
 #include "logind.h"
 #include "record.h"
@@ -19,11 +20,27 @@
 #define LOGIN1 "org.freedesktop.login1"
 #define SYSTEMD1 "org.freedesktop.systemd1"
 
+/*
+ * Only from logind (the owner of its name: the bus delivers no one else's),
+ * and only what says something of sessions: its Manager's signals (a
+ * session or user came or went) and the properties of sessions and users,
+ * not those of the Manager, which change with each session's idle hint.
+ */
 int logind_subscribe(sd_bus *bus, sd_bus_message_handler_t fn, void *data)
 {
+	static const char *const props[] = {
+		"type='signal',sender='" LOGIN1 "',interface='org.freedesktop.DBus.Properties',"
+		"member='PropertiesChanged',arg0='" LOGIN1 ".Session'",
+		"type='signal',sender='" LOGIN1 "',interface='org.freedesktop.DBus.Properties',"
+		"member='PropertiesChanged',arg0='" LOGIN1 ".User'",
+	};
+	unsigned int i;
 	int r;
 
-	r = sd_bus_match_signal(bus, NULL, LOGIN1, NULL, NULL, NULL, fn, data);
+	r = sd_bus_match_signal(bus, NULL, LOGIN1, "/org/freedesktop/login1", LOGIN1 ".Manager",
+				NULL, fn, data);
+	for (i = 0; r >= 0 && i < ARRAY_SIZE(props); i++)
+		r = sd_bus_add_match(bus, NULL, props[i], fn, data);
 	if (r < 0)
 		return r;
 	/* A restarted logind has lost no session but says nothing of them. */

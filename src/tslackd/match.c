@@ -5,7 +5,7 @@
  * directories the components before it reached. So the cost is that of
  * the directories a rule's prefix can reach, not of the whole hierarchy;
  * and a user's subtree, where she may make as many cgroups as she likes,
- * costs at most MATCH_MAX_SEEN entries per rule and walk.
+ * costs at most what a walk's budget allows (budget.h).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -23,12 +23,10 @@ struct walk {
 	char **comp;
 	int n;
 	struct watch *w;
+	struct budget *b;
 	match_fn fn;
 	void *data;
 	int found;
-	int watched;
-	long seen;
-	bool cut;
 	char path[PATH_MAX];	/* from the mount; "" is the root */
 	char abs[PATH_MAX * 2];
 };
@@ -36,13 +34,6 @@ struct walk {
 static bool is_glob(const char *s)
 {
 	return strpbrk(s, "*?[\\") != NULL;
-}
-
-static bool full(struct walk *k)
-{
-	if (k->seen >= MATCH_MAX_SEEN)
-		k->cut = true;
-	return k->cut;
 }
 
 static void descend(struct walk *k, int level);
@@ -67,27 +58,18 @@ static void descend(struct walk *k, int level)
 	struct stat st;
 	DIR *dir;
 
-	if (full(k))
+	if (k->b->cut)
 		return;
 	if (level == k->n) {
-		if (k->found >= MATCH_MAX) {
-			k->cut = true;
+		if (!budget_set(k->b))
 			return;
-		}
 		k->found++;
 		k->fn(*k->path ? k->path : "/", k->data);
 		return;
 	}
-	/*
-	 * A match below may appear here. Watches are root's, shared with
-	 * systemd (fs.inotify.max_user_watches): a user's directories get
-	 * at most MATCH_MAX_WATCH of them.
-	 */
-	if (k->watched++ >= MATCH_MAX_WATCH) {
-		k->cut = true;
+	/* A match below may appear here. */
+	if (!budget_watch(k->b, k->w, *k->path ? k->path : "/"))
 		return;
-	}
-	watch_dir(k->w, *k->path ? k->path : "/");
 	snprintf(k->abs, sizeof(k->abs), "%s%s", cgroup2_mount(), k->path);
 	if (!is_glob(comp)) {
 		snprintf(k->abs, sizeof(k->abs), "%s%s/%s", cgroup2_mount(), k->path, comp);
@@ -98,8 +80,7 @@ static void descend(struct walk *k, int level)
 	dir = opendir(k->abs);
 	if (!dir)
 		return;		/* removed meanwhile */
-	while (!full(k) && (de = readdir(dir))) {
-		k->seen++;
+	while (!k->b->cut && (de = readdir(dir)) && budget_see(k->b)) {
 		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") ||
 		    !strcmp(de->d_name, ".."))
 			continue;
@@ -109,7 +90,7 @@ static void descend(struct walk *k, int level)
 	closedir(dir);
 }
 
-int match_cgroups(const char *glob, struct watch *w, match_fn fn, void *data, bool *cut)
+int match_cgroups(const char *glob, struct watch *w, struct budget *b, match_fn fn, void *data)
 {
 	struct walk *k = calloc(1, sizeof(*k));
 	char *copy = strdup(glob), *c, *save;
@@ -123,10 +104,10 @@ int match_cgroups(const char *glob, struct watch *w, match_fn fn, void *data, bo
 	for (c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save))
 		k->comp[k->n++] = c;
 	k->w = w;
+	k->b = b;
 	k->fn = fn;
 	k->data = data;
 	descend(k, 0);
-	*cut = k->cut;
 	ret = k->found;
 out:
 	if (k)

@@ -8,12 +8,11 @@
 
 #include "../lib/cgroup.h"
 #include "../lib/settings.h"
+#include "budget.h"
 #include "log.h"
 #include "match.h"
 #include "plan.h"
-
-/* At most this many cgroups get a rule's setting, all rules together. */
-#define RULES_MAX 2048
+#include "subtree.h"
 
 uint64_t plan_session_slack(const struct tslackd_config *cfg, const struct power *pw,
 			    const struct session *s, const char **why)
@@ -47,6 +46,7 @@ struct wants {
 	int n;
 	const struct tslackd_config *cfg;
 	struct watch *watch;
+	struct budget *b;		/* of the walk under way */
 	int err;
 	const struct rule *rule;	/* whose matches match_cgroups() reports */
 	int from_rules;
@@ -100,29 +100,38 @@ static void add(struct wants *ws, uint64_t id, enum field f, uint64_t ns, const 
 	snprintf(p->source, sizeof(p->source), "%s", src);
 }
 
-/* Watch @cg for new cgroups; exempt it if its name says so. */
-static int exempt(struct cgroup *cg, const struct cgroup *parent, void *data)
+/* A cgroup below a session's: exempt it if its name says so. */
+static void exempt(const char *path, void *data)
 {
 	struct wants *ws = data;
-	const char *name = strrchr(cg->path, '/') + 1;
-	char src[SOURCE_MAX];
+	const char *name = strrchr(path, '/') + 1;
+	char src[SOURCE_MAX], abs[PATH_MAX * 2];
+	struct stat st;
 	unsigned int i;
 
-	watch_dir(ws->watch, cg->path);
-	for (i = 0; parent && i < ws->cfg->n_exempt; i++) {
-		if (!fnmatch(ws->cfg->exempt[i], name, 0)) {
-			snprintf(src, sizeof(src), "exempt:%s", ws->cfg->exempt[i]);
-			add(ws, cg->id, FIELD_MAX, TSLACK_EXEMPT_MAX_NS, cg->path, src);
-			break;
-		}
+	for (i = 0; i < ws->cfg->n_exempt; i++) {
+		if (fnmatch(ws->cfg->exempt[i], name, 0))
+			continue;
+		/* A cgroup's id is the inode number of its directory. */
+		snprintf(abs, sizeof(abs), "%s%s", cgroup2_mount(), path);
+		if (stat(abs, &st) || !budget_set(ws->b))
+			return;		/* removed meanwhile, or too many */
+		snprintf(src, sizeof(src), "exempt:%s", ws->cfg->exempt[i]);
+		add(ws, st.st_ino, FIELD_MAX, TSLACK_EXEMPT_MAX_NS, path, src);
+		return;
 	}
-	return 0;
 }
 
-/* The minimum @ns on the cgroup at @path, and the exemptions below it. */
-static void add_min(struct wants *ws, const char *path, uint64_t ns, const char *src)
+/*
+ * The minimum @ns on the cgroup at @path, and the exemptions below it;
+ * a walk cut short is logged once, until one is not.
+ */
+static void add_min(struct wants *ws, struct cuts *cuts, const char *path, uint64_t ns,
+		    const char *src)
 {
+	struct budget b = {};
 	struct cgroup *cg;
+	char p[ESCAPED_MAX];
 
 	if (!*path || !ns)
 		return;
@@ -134,7 +143,13 @@ static void add_min(struct wants *ws, const char *path, uint64_t ns, const char 
 	/* Gone meanwhile: nothing to do for it. */
 	if (!cgroup_by_path(path, cg, NULL, 0)) {
 		add(ws, cg->id, FIELD_MIN, ns, cg->path, src);
-		cgroup_walk(cg, exempt, ws);
+		ws->b = &b;
+		subtree_walk(cg->path, ws->watch, &b, exempt, ws);
+		ws->b = NULL;
+		if (b.cut && cuts_first(cuts, cg->id))
+			log_warn("%s: too many cgroups below it: not followed beyond %d exempted, %d directories watched, %d entries read, %d levels down (the rest is neither exempted nor watched)",
+				 cescape(p, sizeof(p), cg->path), WALK_MAX_SET, WALK_MAX_WATCH,
+				 WALK_MAX_SEEN, WALK_MAX_DEPTH);
 	}
 	free(cg);
 }
@@ -164,25 +179,25 @@ static void rule_match(const char *path, void *data)
 static void plan_rules(struct wants *ws, struct rules *rules)
 {
 	char p[ESCAPED_MAX];
-	bool cut = false;
+	struct budget b;
 	int i;
 
 	for (i = 0; i < rules->n; i++) {
+		b = (struct budget){};
 		ws->rule = &rules->r[i];
-		if (match_cgroups(rules->r[i].glob, ws->watch, rule_match, ws, &cut) < 0)
+		if (match_cgroups(rules->r[i].glob, ws->watch, &b, rule_match, ws) < 0)
 			ws->err = -1;
-		cut |= ws->from_rules >= RULES_MAX;
-		if (cut && !rules->r[i].over_said) {
+		if ((b.cut || ws->from_rules >= RULES_MAX) && !rules->r[i].over_said) {
 			rules->r[i].over_said = true;
 			log_warn("%s: %s matches too many cgroups: at most %d set (%d for all rules), %d directories watched, %d entries read",
 				 rules->r[i].where + 5, cescape(p, sizeof(p), rules->r[i].glob),
-				 MATCH_MAX, RULES_MAX, MATCH_MAX_WATCH, MATCH_MAX_SEEN);
+				 WALK_MAX_SET, RULES_MAX, WALK_MAX_WATCH, WALK_MAX_SEEN);
 		}
 	}
 }
 
 int plan(const struct tslackd_config *cfg, const struct power *pw, struct rules *rules,
-	 const struct session *s, int n, struct want **out, struct watch *w)
+	 const struct session *s, int n, struct want **out, struct watch *w, struct cuts *cuts)
 {
 	struct wants ws = { .cfg = cfg, .watch = w };
 	const char *why, *user_why;
@@ -193,7 +208,7 @@ int plan(const struct tslackd_config *cfg, const struct power *pw, struct rules 
 	for (i = 0; i < n; i++) {
 		ns = plan_session_slack(cfg, pw, &s[i], &why);
 		snprintf(src, sizeof(src), "session:%s:%s", s[i].id, why);
-		add_min(&ws, s[i].scope_cg, ns, src);
+		add_min(&ws, cuts, s[i].scope_cg, ns, src);
 		/* A user's manager and apps, once per user, if no session is without. */
 		for (j = 0; j < i && s[j].uid != s[i].uid; j++)
 			;
@@ -211,9 +226,10 @@ int plan(const struct tslackd_config *cfg, const struct power *pw, struct rules 
 			}
 		}
 		snprintf(src, sizeof(src), "user:%s:%s", s[i].user, user_why);
-		add_min(&ws, s[i].user_cg, user_ns, src);
+		add_min(&ws, cuts, s[i].user_cg, user_ns, src);
 	}
 	plan_rules(&ws, rules);
+	cuts_end(cuts);
 	if (ws.err) {
 		free(ws.w);
 		return -1;

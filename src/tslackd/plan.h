@@ -3,6 +3,7 @@
 #ifndef TSLACKD_PLAN_H
 #define TSLACKD_PLAN_H
 
+#include "budget.h"
 #include "config.h"
 #include "logind.h"
 #include "power.h"
@@ -29,10 +30,12 @@ uint64_t plan_session_slack(const struct tslackd_config *cfg, const struct power
  * matches. Where several ask for one field of one cgroup, the largest
  * minimum and the smallest cap win, and each want says who asked. Every
  * cgroup of the sessions' subtrees, and every directory where a rule's
- * match may appear, is given to watch_dir() on @w. The number of wants in
- * *@out (to free()), or -1.
+ * match may appear, is given to watch_dir() on @w. Each walk keeps to its
+ * budget (budget.h); one cut short is logged once, then remembered in
+ * @cuts, and a rule in its over_said. The number of wants in *@out (to
+ * free()), or -1.
  */
 int plan(const struct tslackd_config *cfg, const struct power *pw, struct rules *rules,
-	 const struct session *s, int n, struct want **out, struct watch *w);
+	 const struct session *s, int n, struct want **out, struct watch *w, struct cuts *cuts);
 
 #endif

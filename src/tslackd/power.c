@@ -15,6 +15,7 @@
 #include "log.h"
 #include "power.h"
 
+/* A daemon that does not answer within this is taken as not there. */
 #define CALL_USEC (1000000ULL)
 
 static const struct {
@@ -40,7 +41,11 @@ static int follow(sd_bus *bus, const char *name, const char *path,
 	r = sd_bus_add_match(bus, NULL, rule, fn, data);
 	if (r < 0)
 		return r;
-	return sd_bus_match_signal(bus, NULL, NULL, path, "org.freedesktop.DBus.Properties",
+	/*
+	 * From @name's owner only: the bus delivers no one else's (anyone
+	 * may send a signal, with any path and interface).
+	 */
+	return sd_bus_match_signal(bus, NULL, name, path, "org.freedesktop.DBus.Properties",
 				   "PropertiesChanged", fn, data);
 }
 
@@ -59,18 +64,31 @@ int power_subscribe(sd_bus *bus, struct power *p, sd_bus_message_handler_t fn, v
 	return follow(bus, UPOWER, UPOWER_PATH, fn, data);
 }
 
+/* A read of both daemons in flight: power_read(). */
+struct reading {
+	struct power *p;
+	power_done_fn done;
+	void *data;
+	int pending;		/* calls in flight */
+	unsigned int ppd_i;	/* the name of power-profiles-daemon asked */
+	int ppd_r, upower_r;	/* 0 read, -ENOENT no one has the name, -errno */
+	char profile[64];
+	bool battery;
+	char ppd_why[256], upower_why[256];
+};
+
+static int on_profile(sd_bus_message *m, void *data, sd_bus_error *ret_error);
+static int on_battery(sd_bus_message *m, void *data, sd_bus_error *ret_error);
+
 /*
- * Property @prop of @iface at @name's @path, of D-Bus type @type ('s' or
- * 'b'), into @out (a string: of @len bytes). 0, -ENOENT if no one has
- * @name, or another -errno (in @why).
+ * Ask for property @prop of @iface at @name's @path, for @fn, counted in
+ * flight; 0 or -errno.
  */
-static int get(sd_bus *bus, const char *name, const char *path, const char *iface,
-	       const char *prop, char type, void *out, size_t len, char *why, size_t wlen)
+static int get(sd_bus *bus, struct reading *rd, const char *name, const char *path,
+	       const char *iface, const char *prop, sd_bus_message_handler_t fn)
 {
-	sd_bus_error err = SD_BUS_ERROR_NULL;
-	sd_bus_message *m = NULL, *reply = NULL;
-	const char *s;
-	int b, r;
+	sd_bus_message *m = NULL;
+	int r;
 
 	r = sd_bus_message_new_method_call(bus, &m, name, path,
 					   "org.freedesktop.DBus.Properties", "Get");
@@ -79,26 +97,41 @@ static int get(sd_bus *bus, const char *name, const char *path, const char *ifac
 	if (r >= 0)
 		r = sd_bus_message_append(m, "ss", iface, prop);
 	if (r >= 0)
-		r = sd_bus_call(bus, m, CALL_USEC, &err, &reply);
-	if (r < 0 && (sd_bus_error_has_name(&err, SD_BUS_ERROR_SERVICE_UNKNOWN) ||
-		      sd_bus_error_has_name(&err, SD_BUS_ERROR_NAME_HAS_NO_OWNER)))
-		r = -ENOENT;
+		r = sd_bus_call_async(bus, NULL, m, fn, rd, CALL_USEC);
+	sd_bus_message_unref(m);
 	if (r >= 0)
-		r = sd_bus_message_enter_container(reply, 'v', type == 's' ? "s" : "b");
+		rd->pending++;
+	return r;
+}
+
+/*
+ * The reply @m, of D-Bus type @type ('s' or 'b'), into @out (a string: of
+ * @len bytes). 0, -ENOENT if no one has the name, or another -errno (in @why).
+ */
+static int reply(sd_bus_message *m, char type, void *out, size_t len, char *why, size_t wlen)
+{
+	const sd_bus_error *e = sd_bus_message_get_error(m);
+	const char *s;
+	int b, r;
+
+	if (sd_bus_message_is_method_error(m, SD_BUS_ERROR_SERVICE_UNKNOWN) ||
+	    sd_bus_message_is_method_error(m, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
+		r = -ENOENT;
+	else if (e)
+		r = -sd_bus_message_get_errno(m);
+	else
+		r = sd_bus_message_enter_container(m, 'v', type == 's' ? "s" : "b");
 	if (r >= 0 && type == 's') {
-		r = sd_bus_message_read_basic(reply, 's', &s);
+		r = sd_bus_message_read_basic(m, 's', &s);
 		if (r >= 0)
 			snprintf(out, len, "%s", s);
 	} else if (r >= 0) {
-		r = sd_bus_message_read_basic(reply, 'b', &b);
+		r = sd_bus_message_read_basic(m, 'b', &b);
 		if (r >= 0)
 			*(bool *)out = b;
 	}
 	if (r < 0)
-		snprintf(why, wlen, "%s", err.message ? err.message : strerror(-r));
-	sd_bus_error_free(&err);
-	sd_bus_message_unref(m);
-	sd_bus_message_unref(reply);
+		snprintf(why, wlen, "%s", e && e->message ? e->message : strerror(-r));
 	return r < 0 ? r : 0;
 }
 
@@ -113,31 +146,87 @@ static void say(int was, int now, const char *daemon, const char *key, const cha
 		log_info("%s is not running (%s): %s unused until it starts", daemon, why, key);
 }
 
-void power_read(sd_bus *bus, struct power *p)
+/* Both read: into p, said when it changed, then to done(). */
+static void finish(struct reading *rd)
 {
-	char profile[64] = "", why[256] = "";
-	unsigned int i;
-	bool saver, battery = false;
-	int r = -ENOENT, there;
+	struct power *p = rd->p;
+	bool saver, battery;
+	int there;
 
-	for (i = 0; i < 2 && r; i++)
-		r = get(bus, ppd[i].name, ppd[i].path, ppd[i].name, "ActiveProfile", 's',
-			profile, sizeof(profile), why, sizeof(why));
-	there = !r;
-	say(p->ppd, there, "power-profiles-daemon", "PowerSaver=", why);
-	saver = there && !strcmp(profile, "power-saver");
+	there = !rd->ppd_r;
+	say(p->ppd, there, "power-profiles-daemon", "PowerSaver=", rd->ppd_why);
+	saver = there && !strcmp(rd->profile, "power-saver");
 	if (there && (p->ppd != there || saver != p->saver))
-		log_info("power profile: %s", profile);
+		log_info("power profile: %s", rd->profile);
 	p->ppd = there;
 	p->saver = saver;
 
-	r = get(bus, UPOWER, UPOWER_PATH, UPOWER, "OnBattery", 'b', &battery, 0, why,
-		sizeof(why));
-	there = !r;
-	say(p->upower, there, "UPower", "OnBattery=", why);
-	battery = there && battery;
+	there = !rd->upower_r;
+	say(p->upower, there, "UPower", "OnBattery=", rd->upower_why);
+	battery = there && rd->battery;
 	if (there && (p->upower != there || battery != p->battery))
 		log_info("%s", battery ? "on battery" : "on mains power");
 	p->upower = there;
 	p->battery = battery;
+	rd->done(rd->data);
+	free(rd);
+}
+
+static int on_profile(sd_bus_message *m, void *data, sd_bus_error *ret_error)
+{
+	struct reading *rd = data;
+	int r;
+
+	(void)ret_error;
+	rd->pending--;
+	rd->ppd_r = reply(m, 's', rd->profile, sizeof(rd->profile), rd->ppd_why,
+			  sizeof(rd->ppd_why));
+	/* Not under the newer name: the older one. */
+	if (rd->ppd_r == -ENOENT && ++rd->ppd_i < ARRAY_SIZE(ppd)) {
+		r = get(sd_bus_message_get_bus(m), rd, ppd[rd->ppd_i].name, ppd[rd->ppd_i].path,
+			ppd[rd->ppd_i].name, "ActiveProfile", on_profile);
+		if (r < 0) {
+			rd->ppd_r = r;
+			snprintf(rd->ppd_why, sizeof(rd->ppd_why), "%s", strerror(-r));
+		}
+	}
+	if (!rd->pending)
+		finish(rd);
+	return 0;
+}
+
+static int on_battery(sd_bus_message *m, void *data, sd_bus_error *ret_error)
+{
+	struct reading *rd = data;
+
+	(void)ret_error;
+	rd->pending--;
+	rd->upower_r = reply(m, 'b', &rd->battery, 0, rd->upower_why, sizeof(rd->upower_why));
+	if (!rd->pending)
+		finish(rd);
+	return 0;
+}
+
+int power_read(sd_bus *bus, struct power *p, power_done_fn done, void *data)
+{
+	struct reading *rd = calloc(1, sizeof(*rd));
+	int r;
+
+	if (!rd)
+		return -ENOMEM;
+	rd->p = p;
+	rd->done = done;
+	rd->data = data;
+	r = get(bus, rd, ppd[0].name, ppd[0].path, ppd[0].name, "ActiveProfile", on_profile);
+	if (r >= 0)
+		r = get(bus, rd, UPOWER, UPOWER_PATH, UPOWER, "OnBattery", on_battery);
+	if (r < 0 && rd->pending) {
+		/* The first is in flight: it ends the read, UPower as not there. */
+		rd->upower_r = r;
+		snprintf(rd->upower_why, sizeof(rd->upower_why), "%s", strerror(-r));
+		return 0;
+	}
+	if (r < 0)
+		free(rd);
+	return r < 0 ? r : 0;
 }

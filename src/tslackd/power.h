@@ -18,12 +18,20 @@ struct power {
 };
 
 /*
- * Call @fn when either daemon comes, goes or changes a property; @p is
- * read then with power_read(). 0 or -errno.
+ * Call @fn when either daemon comes, goes or changes a property, as said
+ * by the bus or by the daemon itself (the owner of its name); @p is read
+ * then with power_read(). 0 or -errno.
  */
 int power_subscribe(sd_bus *bus, struct power *p, sd_bus_message_handler_t fn, void *data);
 
-/* Read both properties into @p, without starting either daemon. */
-void power_read(sd_bus *bus, struct power *p);
+/*
+ * Read both properties into @p without blocking, and without starting
+ * either daemon: @done is called once, from the event loop, when @p holds
+ * them (a daemon that is not there, or does not answer within a second,
+ * counts as not running). 0, or -errno if the read could not start (and
+ * @done is never called).
+ */
+typedef void (*power_done_fn)(void *data);
+int power_read(sd_bus *bus, struct power *p, power_done_fn done, void *data);
 
 #endif

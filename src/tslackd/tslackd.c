@@ -21,6 +21,7 @@
 
 #include "../lib/format.h"
 #include "../lib/policy.h"
+#include "budget.h"
 #include "config.h"
 #include "log.h"
 #include "logind.h"
@@ -34,13 +35,32 @@
 
 /* After a failure (not attached, say), try again this often. */
 #define RETRY_USEC (10 * 1000000ULL)
+
 /*
- * A new cgroup (one a rule matches, one under an idle session) is looked
- * at immediately, but walks for new cgroups are at least this far apart: a
- * user making thousands (in a delegated subtree) costs one walk a second,
- * not one per cgroup, and a new cgroup waits at most this long.
+ * Fire @es now, or @gap after @last (when it last fired): a burst of
+ * events costs one call, and its end is not lost. One already due sees
+ * what happened since it was armed.
  */
-#define SETTLE_USEC (1000000ULL)
+static void arm(struct daemon *d, sd_event_source *es, uint64_t last, uint64_t gap)
+{
+	int on = SD_EVENT_OFF;
+	uint64_t now = 0;
+
+	sd_event_source_get_enabled(es, &on);
+	if (on != SD_EVENT_OFF)
+		return;
+	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
+	if (last && now < last + gap)
+		now = last + gap;
+	sd_event_source_set_time(es, now);
+	sd_event_source_set_enabled(es, SD_EVENT_ONESHOT);
+}
+
+/* Something said on the bus changed: a refresh, at most one per REFRESH_USEC. */
+static void refresh_soon(struct daemon *d)
+{
+	arm(d, d->refresh, d->last_refresh, REFRESH_USEC);
+}
 
 
 /* Say what changed for each session since the last refresh. */
@@ -78,19 +98,18 @@ static void retry_if(struct daemon *d, int r)
 }
 
 /* The sessions read (@n of them, or -errno): hold what they and the rules want. */
-static void on_sessions(struct session *s, int n, void *data)
+static void apply(struct daemon *d, struct session *s, int n)
 {
-	struct daemon *d = data;
 	struct want *w = NULL;
 	uint64_t *slack = NULL;
 	int nw = -1, i, r = -1;
 
-	d->reading = false;
 	if (n >= 0) {
 		slack = calloc(n + 1, sizeof(*slack));
 		for (i = 0; slack && i < n; i++)
 			slack[i] = plan_session_slack(&d->cfg, &d->power, &s[i], NULL);
-		nw = slack ? plan(&d->cfg, &d->power, &d->rules, s, n, &w, &d->watch) : -1;
+		nw = slack ? plan(&d->cfg, &d->power, &d->rules, s, n, &w, &d->watch,
+				  &d->cuts) : -1;
 	}
 	if (nw >= 0) {
 		log_sessions(d, s, slack, n);
@@ -114,11 +133,37 @@ static void on_sessions(struct session *s, int n, void *data)
 	/* What changed during the read is read again. */
 	if (d->again) {
 		d->again = false;
-		sd_event_source_set_enabled(d->refresh, SD_EVENT_ONESHOT);
+		refresh_soon(d);
 	}
 }
 
-/* Read the sessions, then on_sessions(); once at a time. */
+/* One read less in flight: after the last, apply() what was read. */
+static void read_done(struct daemon *d)
+{
+	if (--d->reading)
+		return;
+	apply(d, d->read, d->n_read);
+	d->read = NULL;
+}
+
+static void on_sessions(struct session *s, int n, void *data)
+{
+	struct daemon *d = data;
+
+	d->read = s;
+	d->n_read = n;
+	read_done(d);
+}
+
+static void on_power_read(void *data)
+{
+	read_done(data);
+}
+
+/*
+ * Read the sessions and, if they said they changed, the power sources, in
+ * parallel; then apply(). Once at a time.
+ */
 static void refresh(struct daemon *d)
 {
 	int r;
@@ -128,17 +173,25 @@ static void refresh(struct daemon *d)
 		return;
 	}
 	r = logind_read_sessions(d->bus, on_sessions, d);
-	d->reading = r >= 0;
 	if (r < 0) {
 		log_err("reading logind's sessions: %s", strerror(-r));
 		retry_if(d, -1);
+		return;
+	}
+	d->reading = 1;
+	if (d->power_stale && !power_read(d->bus, &d->power, on_power_read, d)) {
+		d->power_stale = false;
+		d->reading++;
 	}
 }
 
-static int on_refresh(sd_event_source *es, void *data)
+static int on_refresh(sd_event_source *es, uint64_t usec, void *data)
 {
+	struct daemon *d = data;
+
 	(void)es;
-	refresh(data);
+	d->last_refresh = usec;
+	refresh(d);
 	return 0;
 }
 
@@ -163,21 +216,12 @@ static int on_settle(sd_event_source *es, uint64_t usec, void *data)
 static int on_cgroup_made(sd_event_source *es, int fd, uint32_t revents, void *data)
 {
 	struct daemon *d = data;
-	int on = SD_EVENT_OFF;
-	uint64_t now = 0;
 
 	(void)es;
 	(void)fd;
 	(void)revents;
-	sd_event_source_get_enabled(d->settle, &on);
-	if (!watch_drain(&d->watch) || on != SD_EVENT_OFF)
-		return 0;
-	/* Now, or a second after the last walk for new cgroups. */
-	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
-	if (d->last_settle && now < d->last_settle + SETTLE_USEC)
-		now = d->last_settle + SETTLE_USEC;
-	sd_event_source_set_time(d->settle, now);
-	sd_event_source_set_enabled(d->settle, SD_EVENT_ONESHOT);
+	if (watch_drain(&d->watch))
+		arm(d, d->settle, d->last_settle, SETTLE_USEC);
 	return 0;
 }
 
@@ -192,28 +236,40 @@ static int on_attach(sd_event_source *es, const struct inotify_event *ev, void *
 	(void)es;
 	/* After an overflow, any event may be lost: look again. */
 	if ((ev->mask & IN_Q_OVERFLOW) || (ev->len && !strcmp(ev->name, TSLACK_PIN_NAME)))
-		sd_event_source_set_enabled(d->refresh, SD_EVENT_ONESHOT);
+		refresh_soon(d);
 	return 0;
+}
+
+/*
+ * Whether @m is a signal sent to tslackd alone. The signals followed are
+ * broadcasts, which the bus delivers only from the owner of the name
+ * matched (the match's sender); one sent to us alone is delivered whoever
+ * sends it, and sd-bus cannot tell a name's owner from another peer.
+ */
+static bool unicast(sd_bus_message *m)
+{
+	return sd_bus_message_get_destination(m) != NULL;
 }
 
 static int on_logind(sd_bus_message *m, void *data, sd_bus_error *err)
 {
-	struct daemon *d = data;
-
-	(void)m;
 	(void)err;
-	return sd_event_source_set_enabled(d->refresh, SD_EVENT_ONESHOT);
+	if (!unicast(m))
+		refresh_soon(data);
+	return 0;
 }
 
-/* A power daemon came, went or changed: read it again, then refresh. */
+/* A power daemon came, went or changed: read it again, at the next refresh. */
 static int on_power(sd_bus_message *m, void *data, sd_bus_error *err)
 {
 	struct daemon *d = data;
 
-	(void)m;
 	(void)err;
-	power_read(d->bus, &d->power);
-	return sd_event_source_set_enabled(d->refresh, SD_EVENT_ONESHOT);
+	if (unicast(m))
+		return 0;
+	d->power_stale = true;
+	refresh_soon(d);
+	return 0;
 }
 
 /*
@@ -277,7 +333,9 @@ int run(struct daemon *d)
 	    (r = sd_event_add_signal(d->ev, NULL, SIGTERM, NULL, NULL)) < 0 ||
 	    (r = sd_event_add_signal(d->ev, NULL, SIGINT, NULL, NULL)) < 0 ||
 	    (r = sd_event_add_signal(d->ev, NULL, SIGHUP, on_hup, d)) < 0 ||
-	    (r = sd_event_add_defer(d->ev, &d->refresh, on_refresh, d)) < 0 ||
+	    /* Not the default accuracy (250 ms): a refresh due now starts now. */
+	    (r = sd_event_add_time_relative(d->ev, &d->refresh, CLOCK_MONOTONIC, REFRESH_USEC, 1,
+					    on_refresh, d)) < 0 ||
 	    (r = sd_event_add_time_relative(d->ev, &d->retry, CLOCK_MONOTONIC, RETRY_USEC, 0,
 					    on_timer, d)) < 0 ||
 	    (r = sd_event_add_time_relative(d->ev, &d->settle, CLOCK_MONOTONIC, SETTLE_USEC, 0,
@@ -305,7 +363,7 @@ int run(struct daemon *d)
 	 * A damaged file has been logged: what could be read of it is used.
 	 */
 	state_load(d->state_file, &d->st);
-	power_read(d->bus, &d->power);
+	d->power_stale = true;
 	refresh(d);
 	sd_notify(0, "READY=1");
 	r = sd_event_loop(d->ev);

@@ -8,6 +8,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "budget.h"
 #include "config.h"
 #include "logind.h"
 #include "power.h"
@@ -26,13 +27,18 @@ struct daemon {
 	struct rules rules;
 	struct power power;
 	struct state st;
-	sd_event_source *refresh;	/* deferred: one refresh per burst of signals */
+	sd_event_source *refresh;	/* a change said on the bus, refresh pending */
+	uint64_t last_refresh;		/* when it last fired (CLOCK_MONOTONIC) */
 	sd_event_source *retry;
 	sd_event_source *settle;	/* new cgroups seen, refresh pending */
-	uint64_t last_settle;		/* when it last fired (CLOCK_MONOTONIC) */
+	uint64_t last_settle;		/* when it last fired */
 	bool attach_watched;		/* on_attach() tells when tslack is attached */
-	bool reading;			/* the sessions are being read */
+	bool power_stale;		/* a power source changed: read at the next refresh */
+	int reading;			/* reads in flight: sessions, power sources */
 	bool again;			/* and something changed since the read started */
+	struct session *read;		/* the sessions read, until the power sources are */
+	int n_read;			/* how many, or -errno */
+	struct cuts cuts;		/* walks cut short, logged */
 	bool bus_lost;			/* the system bus went away: exit, holding on */
 	struct watch watch;
 	struct session *last;		/* as of the last refresh, for the log */

@@ -33,17 +33,24 @@ void watch_dir(struct watch *w, const char *path)
 	w->next[w->n_next++] = wd;
 }
 
+static int cmp_wd(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
 void watch_end(struct watch *w)
 {
-	int i, j;
+	int i;
 
 	/* A directory watched twice has one wd: drop only those not seen now. */
-	for (i = 0; i < w->n; i++) {
-		for (j = 0; j < w->n_next && w->next[j] != w->wd[i]; j++)
-			;
-		if (j == w->n_next)
+	if (w->n_next)
+		qsort(w->next, w->n_next, sizeof(*w->next), cmp_wd);
+	for (i = 0; i < w->n; i++)
+		if (!w->n_next ||
+		    !bsearch(&w->wd[i], w->next, w->n_next, sizeof(*w->next), cmp_wd))
 			inotify_rm_watch(w->fd, w->wd[i]);
-	}
 	free(w->wd);
 	w->wd = w->next;
 	w->n = w->n_next;
