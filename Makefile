@@ -44,20 +44,23 @@ KSRC := $(CACHE)/linux-source-6.12
 SELFTEST := $(KSRC)/tools/testing/selftests/timer_slack
 POLICY_TESTS := $(patsubst tests/policy/%.sh,%,$(wildcard tests/policy/*.sh))
 
-.PHONY: deps kernel kernel-deb tools vmroot test test-pertask demo bench stress fuzz checkpatch bisect-check \
+.PHONY: deps kernel kernel-deb kernel-vanilla tools vmroot test test-pertask demo bench stress fuzz checkpatch bisect-check \
 	clean help install install-tools tarball-tools uninstall programs vmlinux-snapshot deb
 .DEFAULT_GOAL := help
 
 help:
 	@echo 'make demo    build what is missing, boot, and show what tslack does'
 	@echo 'make test    build (kernel, tools, tests) and run every test in QEMU'
-	@echo 'make test-pertask  per-task mode'"'"'s tests on Debian 12'"'"'s own kernel (6.1)'
-	@echo 'make bench   hook cost, wakeups saved, package wakeups on 2 and 8 vCPUs (QEMU, icount)'
+	@echo 'make test-pertask  per-task mode'"'"'s tests on 6.12 without the series and on'
+	@echo '             Debian 12'"'"'s own kernel (6.1)'
+	@echo 'make bench   hook cost, wakeups saved, package wakeups on 2 and 8 vCPUs,'
+	@echo '             per-task mode against the hook (QEMU, icount)'
 	@echo 'make stress  30 s of races on the debug (lockdep, KASAN) kernel'
 	@echo 'make fuzz    fuzz the parsers of tslackctl and tslackd on the host (libFuzzer)'
 	@echo 'make checkpatch  scripts/checkpatch.pl --strict on kernel-patch/'
 	@echo 'make bisect-check  build and boot each prefix of the series (slow)'
 	@echo 'make kernel  build the patched kernel incrementally in $(CACHE)'
+	@echo 'make kernel-vanilla  the same 6.12 without the series (per-task mode)'
 	@echo 'make kernel-deb [KCONFIG=FILE]  linux-image/linux-headers packages with'
 	@echo '             the series, configured from FILE (default: /boot/config-$$(uname -r))'
 	@echo 'make vmroot  build the programs that go into the VM'
@@ -76,6 +79,11 @@ kernel: deps
 # KCONFIG: the configuration to start from (default: the running kernel's).
 kernel-deb: deps
 	vmtest/build-kernel-deb $(KCONFIG)
+
+# The same source and configuration without the series: per-task mode's
+# tests and bench on 6.12.
+kernel-vanilla: deps
+	vmtest/build-kernel --vanilla
 
 tools: kernel
 	vmtest/build-tools
@@ -118,6 +126,9 @@ $(BUILD)/bpf/tslack_top.bpf.o: bpf/tslack_top.bpf.c bpf/vmlinux.h
 	$(bpf_object)
 
 $(BUILD)/bpf/%.bpf.o: tests/kernel/%.bpf.c bpf/vmlinux.h
+	$(bpf_object)
+
+$(BUILD)/bpf/%.bpf.o: bench/%.bpf.c bpf/vmlinux.h
 	$(bpf_object)
 
 $(BUILD)/skel/%.skel.h: $(BUILD)/bpf/%.bpf.o
@@ -190,7 +201,15 @@ $(SYSTEMD_TESTDIR)/%: tests/systemd/%.sh
 PERTASK_TESTDIR := $(VMROOT)/usr/local/libexec/tslack/pertask-tests
 PERTASK_TESTS := $(patsubst tests/pertask/%.sh,%,$(wildcard tests/pertask/test_*.sh))
 
+# Of the policy tests, those that hold in either mode (the others ask the
+# hook for the slack a sleep takes).
+PERTASK_POLICY_TESTS := test_bad_input test_bpffs_hostile test_set_vs_rmdir
+
 $(PERTASK_TESTDIR)/%: tests/pertask/%.sh
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+
+$(addprefix $(PERTASK_TESTDIR)/,$(PERTASK_POLICY_TESTS)): $(PERTASK_TESTDIR)/%: tests/policy/%.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
@@ -212,7 +231,8 @@ $(TESTDIR)/%: tests/policy/%.sh
 	install -m 0755 $< $@
 
 $(VMROOT)/usr/local/bin/tslack-bench: bench/tslack-bench.c src/lib/interrupts.c \
-		$(BUILD)/skel/const_slack.skel.h $(BUILD)/skel/tslack_top.skel.h
+		$(BUILD)/skel/const_slack.skel.h $(BUILD)/skel/tslack_top.skel.h \
+		$(BUILD)/skel/syscalls.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Isrc/lib $(LDFLAGS) -o $@ $< src/lib/interrupts.c $(LDLIBS)
 
@@ -221,6 +241,10 @@ $(VMROOT)/usr/local/bin/tslack-run-bench: bench/run-bench.sh
 	install -m 0755 $< $@
 
 $(VMROOT)/usr/local/bin/tslack-run-align: bench/run-align.sh
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+
+$(VMROOT)/usr/local/bin/tslack-run-modes: bench/run-modes.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
@@ -257,11 +281,12 @@ vmroot: $(addprefix $(TESTDIR)/,$(KERNEL_TESTS) $(POLICY_TESTS)) \
 	$(VMROOT)/usr/local/bin/tslack-probe \
 	$(VMROOT)/usr/local/bin/tslack-run-tests $(VMROOT)/usr/local/bin/bpftool \
 	$(VMROOT)/usr/local/bin/tslack-demo $(VMROOT)/usr/local/bin/tslack-bench \
-	$(VMROOT)/usr/local/bin/tslack-run-bench $(VMROOT)/usr/local/bin/tslack-run-align $(VMROOT)/usr/local/bin/tslack-stress \
+	$(VMROOT)/usr/local/bin/tslack-run-bench $(VMROOT)/usr/local/bin/tslack-run-align $(VMROOT)/usr/local/bin/tslack-run-modes \
+	$(VMROOT)/usr/local/bin/tslack-stress \
 	$(VMROOT)/usr/local/lib/tslack/harness.sh \
 	$(EXPECTED_FILES) \
 	$(addprefix $(SYSTEMD_TESTDIR)/,$(SYSTEMD_TESTS)) $(VMROOT)/usr/local/lib/tslack/systemd-lib.sh \
-	$(addprefix $(PERTASK_TESTDIR)/,$(PERTASK_TESTS)) \
+	$(addprefix $(PERTASK_TESTDIR)/,$(PERTASK_TESTS) $(PERTASK_POLICY_TESTS)) \
 	$(addprefix $(PERTASK_SYSTEMD_TESTDIR)/,$(PERTASK_SYSTEMD_TESTS))
 
 PREFIX ?= /usr/local
@@ -311,7 +336,7 @@ deb: deps
 	vmtest/build-deb
 
 # Host-side checks first; their PASS/FAIL lines count in the summary.
-test: tools
+test: tools kernel-vanilla
 	$(MAKE) vmroot
 	tests/fuzz/run $(or $(FUZZ_SECONDS),20) > $(BUILD)/host-results.txt || true
 	tests/host/test_install.sh >> $(BUILD)/host-results.txt || true
@@ -326,13 +351,13 @@ test: tools
 	deb=$$(ls build/deb/tslack_*_amd64.deb 2>/dev/null | head -n 1); \
 	vmtest/run-systemd-tests $${kdeb:+--kernel-deb $$kdeb} $${deb:+--deb $$deb --add $$deb:tslack.deb} \
 		>> $(BUILD)/host-results.txt || true
-	# Per-task mode on the kernel Debian 12 users run, without the series.
+	# Per-task mode on kernels without the series: 6.12 and Debian 12's own.
 	vmtest/run-pertask-tests $$(ls build/deb/tslack_*_amd64.deb 2>/dev/null | head -n 1) \
 		>> $(BUILD)/host-results.txt || true
 	TSLACK_HOST_RESULTS=$(BUILD)/host-results.txt vmtest/run-tests
 
 # Per-task mode's tests alone, on Debian 12's own kernel, with the package.
-test-pertask: tools
+test-pertask: tools kernel-vanilla
 	$(MAKE) vmroot deb
 	vmtest/run-pertask-tests $$(ls build/deb/tslack_*_amd64.deb | head -n 1)
 
@@ -356,7 +381,7 @@ stress: tools
 	$(MAKE) vmroot
 	TSLACK_TEST_TIMEOUT=1800 vmtest/run-tests --debug -- tslack-stress $(or $(STRESS_SECONDS),30)
 
-bench: tools
+bench: tools kernel-vanilla
 	$(MAKE) vmroot
 	bench/run
 

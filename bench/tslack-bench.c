@@ -22,6 +22,17 @@
  *	ms (how much later than asked it returned). With PROC_SLACK_NS, it
  *	is first written to each one's /proc/PID/timerslack_ns, the
  *	upstream way.
+ *   tslack-bench migrations MOVES IN_DIR OUT_DIR NS
+ *	This process moves itself MOVES times, alternately into the cgroup
+ *	directory IN_DIR, whose slack is NS, and back to OUT_DIR, which has
+ *	none; after each move it sleeps 1 ms in a loop until its sleeps have
+ *	the slack of where it is (the hook's answer, or in per-task mode its
+ *	own). Prints, for the moves into IN_DIR, the sleeps taken with the
+ *	wrong slack per move (mean, largest) and the microseconds until the
+ *	right one (mean, largest).
+ *   tslack-bench syscalls PID COMMAND...
+ *	Runs COMMAND and prints the system calls the process PID made
+ *	meanwhile and the CPU time it took (ms).
  */
 #define _GNU_SOURCE
 #include <poll.h>
@@ -37,6 +48,8 @@
 
 #include "const_slack.skel.h"
 #include "interrupts.h"
+#include "syscalls.skel.h"
+#include "timer_slack.h"
 #include "tslack_top.skel.h"
 
 static double now_s(void)
@@ -302,6 +315,120 @@ static int sleepers(int nproc, double seconds, long period_ms, const char *proc_
 	return 0;
 }
 
+/* Moved by writing to @dir's cgroup.procs, as a service manager does. */
+static int move_self(const char *dir)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "%d\n", getpid()) < 0 || fclose(f)) {
+		perror(path);
+		return -1;
+	}
+	return 0;
+}
+
+struct lag {
+	long moves, wrong, max_wrong;
+	double us, max_us;
+};
+
+/* After a move: 1 ms sleeps until they have the slack @want. */
+static int sleep_until_slack(long want, struct lag *lag)
+{
+	const struct timespec ms = { 0, 1000000 };
+	double t0 = now_s(), us;
+	long wrong = 0;
+
+	while (sleep_slack() != want) {
+		if (now_s() - t0 > 5) {
+			fprintf(stderr, "tslack-bench: slack %ld, not %ld, after 5 s\n",
+				sleep_slack(), want);
+			return -1;
+		}
+		nanosleep(&ms, NULL);
+		wrong++;
+	}
+	us = (now_s() - t0) * 1e6;
+	lag->moves++;
+	lag->wrong += wrong;
+	lag->max_wrong = wrong > lag->max_wrong ? wrong : lag->max_wrong;
+	lag->us += us;
+	lag->max_us = us > lag->max_us ? us : lag->max_us;
+	return 0;
+}
+
+static int migrations(long moves, const char *in, const char *out, long ns)
+{
+	long own = own_slack(), i;
+	struct lag lag = { 0 }, back = { 0 };
+
+	/*
+	 * Only moves in are counted: after a move out the first sleep still
+	 * has @ns of slack, so its length says nothing about the follower.
+	 */
+	for (i = 0; i < moves; i++) {
+		if (move_self(i % 2 ? out : in) ||
+		    sleep_until_slack(i % 2 ? own : ns, i % 2 ? &back : &lag))
+			return 1;
+	}
+	printf("%.2f %ld %.0f %.0f\n", (double)lag.wrong / lag.moves, lag.max_wrong,
+	       lag.us / lag.moves, lag.max_us);
+	return 0;
+}
+
+/* utime + stime of @pid, in ms. */
+static double cpu_ms(pid_t pid)
+{
+	unsigned long utime, stime;
+	char path[64];
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	/* comm (field 2) has no space or parenthesis for the processes measured. */
+	n = fscanf(f, "%*d %*s %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+		   &utime, &stime);
+	fclose(f);
+	return n == 2 ? (utime + stime) * 1000.0 / sysconf(_SC_CLK_TCK) : -1;
+}
+
+static int count_syscalls(pid_t pid, char **cmd)
+{
+	struct syscalls_bpf *skel = syscalls_bpf__open();
+	double c0;
+	int status = -1, ret = 1;
+	pid_t child;
+
+	if (!skel)
+		return 1;
+	skel->rodata->tgid = pid;
+	if (syscalls_bpf__load(skel) || syscalls_bpf__attach(skel)) {
+		perror("tslack-bench: counting system calls");
+		goto out;
+	}
+	c0 = cpu_ms(pid);
+	child = fork();
+	if (child == 0) {
+		execvp(cmd[0], cmd);
+		_exit(127);
+	}
+	if (child < 0 || waitpid(child, &status, 0) != child || status) {
+		fprintf(stderr, "tslack-bench: %s failed\n", cmd[0]);
+		goto out;
+	}
+	printf("%llu %.0f\n", (unsigned long long)skel->bss->calls, cpu_ms(pid) - c0);
+	ret = 0;
+out:
+	syscalls_bpf__destroy(skel);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	const char *spin = argc == 4 ? argv[3] : NULL;
@@ -313,9 +440,15 @@ int main(int argc, char **argv)
 	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "sleepers"))
 		return sleepers(atoi(argv[2]), atof(argv[3]), atol(argv[4]),
 				argc == 6 ? argv[5] : NULL);
+	if (argc == 6 && !strcmp(argv[1], "migrations"))
+		return migrations(atol(argv[2]), argv[3], argv[4], atol(argv[5]));
+	if (argc >= 4 && !strcmp(argv[1], "syscalls"))
+		return count_syscalls(atoi(argv[2]), argv + 3);
 	fputs("Usage: tslack-bench poll-ready CALLS [SPIN]\n"
 	      "       tslack-bench pingpong ROUNDS [SPIN]\n"
-	      "       tslack-bench sleepers NPROC SECONDS PERIOD_MS [PROC_SLACK_NS]\n",
+	      "       tslack-bench sleepers NPROC SECONDS PERIOD_MS [PROC_SLACK_NS]\n"
+	      "       tslack-bench migrations MOVES IN_DIR OUT_DIR NS\n"
+	      "       tslack-bench syscalls PID COMMAND...\n",
 	      stderr);
 	return 2;
 }

@@ -3,6 +3,7 @@
 #ifndef TSLACK_TIMER_SLACK_H
 #define TSLACK_TIMER_SLACK_H
 
+#include <errno.h>
 #include <sys/prctl.h>
 
 #ifndef PR_GET_EFFECTIVE_TIMERSLACK
@@ -17,6 +18,18 @@ static inline long own_slack(void)
 static inline long effective_slack(void)
 {
 	return prctl(PR_GET_EFFECTIVE_TIMERSLACK, 0, 0, 0, 0);
+}
+
+/*
+ * The slack this thread's sleeps use: the hook's answer, or on a kernel
+ * without the series (per-task mode) the thread's own, which is what its
+ * sleeps use there.
+ */
+static inline long sleep_slack(void)
+{
+	long ns = effective_slack();
+
+	return ns < 0 && errno == EINVAL ? own_slack() : ns;
 }
 
 #endif

@@ -52,18 +52,6 @@ static int drop_caps(void)
 }
 
 /*
- * The slack this thread's sleeps use: the hook's answer, or on a kernel
- * without the series (per-task mode) the thread's own, which is what its
- * sleeps use there.
- */
-static long sleep_slack(void)
-{
-	long ns = effective_slack();
-
-	return ns < 0 && errno == EINVAL ? own_slack() : ns;
-}
-
-/*
  * Print the effective slack here, then in a child that clone3() starts in
  * the cgroup directory @dir, as systemd starts services.
  */
