@@ -9,6 +9,7 @@
 
 #include "bpffs.h"
 #include "format.h"
+#include "map_keys.h"
 #include "policy.h"
 #include "settings.h"
 
@@ -156,16 +157,12 @@ int settings_query(int query_fd, struct tslack_query *q)
 
 long settings_count(int map_fd)
 {
-	__u64 key, next;
-	long n = 0;
-	int ret;
+	__u64 *keys;
+	long n = map_keys(map_fd, &keys);
 
-	for (ret = bpf_map_get_next_key(map_fd, NULL, &next); !ret;
-	     ret = bpf_map_get_next_key(map_fd, &key, &next)) {
-		key = next;
-		n++;
-	}
-	return errno == ENOENT ? n : -errno;
+	if (n >= 0)
+		free(keys);
+	return n;
 }
 
 struct listing {
@@ -173,7 +170,7 @@ struct listing {
 	long n;
 };
 
-static int by_id(const void *a, const void *b)
+static int cmp_entry_id(const void *a, const void *b)
 {
 	uint64_t x = ((const struct settings_entry *)a)->id;
 	uint64_t y = ((const struct settings_entry *)b)->id;
@@ -181,7 +178,7 @@ static int by_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int by_path(const void *a, const void *b)
+static int cmp_entry_path(const void *a, const void *b)
 {
 	const char *x = ((const struct settings_entry *)a)->path;
 	const char *y = ((const struct settings_entry *)b)->path;
@@ -198,7 +195,7 @@ static int name_entry(struct cgroup *cg, const struct cgroup *parent, void *data
 	struct listing *l = data;
 
 	(void)parent;
-	e = bsearch(&key, l->e, l->n, sizeof(*l->e), by_id);
+	e = bsearch(&key, l->e, l->n, sizeof(*l->e), cmp_entry_id);
 	if (e && !e->path)
 		e->path = strdup(cg->path);
 	return e && !e->path ? -1 : 0;
@@ -208,40 +205,38 @@ long settings_list(int map_fd, struct settings_entry **entries)
 {
 	struct cgroup *root = calloc(1, sizeof(*root));
 	struct listing l = {};
-	__u64 key, next;
-	long cap = 0;
-	void *p;
+	__u64 *keys = NULL;
+	long n, i;
 	int ret;
 
-	if (!root)
-		return -ENOMEM;
-	for (ret = bpf_map_get_next_key(map_fd, NULL, &next); !ret;
-	     ret = bpf_map_get_next_key(map_fd, &key, &next)) {
-		key = next;
-		if (l.n == cap) {
-			cap = cap * 2 + 16;
-			p = realloc(l.e, cap * sizeof(*l.e));
-			if (!p)
-				goto fail;
-			l.e = p;
-		}
+	n = map_keys(map_fd, &keys);
+	if (!root || n < 0) {
+		free(root);
+		return n < 0 ? n : -ENOMEM;
+	}
+	l.e = calloc(n ? n : 1, sizeof(*l.e));
+	if (!l.e)
+		goto fail;
+	/* In id order, as name_entry() looks them up. */
+	for (i = 0; i < n; i++) {
 		/* Removed meanwhile: skip it. */
-		if (bpf_map_lookup_elem(map_fd, &key, &l.e[l.n].val))
+		if (bpf_map_lookup_elem(map_fd, &keys[i], &l.e[l.n].val))
 			continue;
-		l.e[l.n].id = key;
+		l.e[l.n].id = keys[i];
 		l.e[l.n++].path = NULL;
 	}
-	if (errno != ENOENT)
-		goto fail;
-	qsort(l.e, l.n, sizeof(*l.e), by_id);
+	free(keys);
+	keys = NULL;
+	errno = 0;
 	if (cgroup_by_path("/", root, NULL, 0) || cgroup_walk(root, name_entry, &l))
 		goto fail;
-	qsort(l.e, l.n, sizeof(*l.e), by_path);
+	qsort(l.e, l.n, sizeof(*l.e), cmp_entry_path);
 	free(root);
 	*entries = l.e;
 	return l.n;
 fail:
 	ret = errno ? -errno : -EIO;
+	free(keys);
 	settings_list_free(l.e, l.n);
 	free(root);
 	return ret;

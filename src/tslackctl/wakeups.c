@@ -6,6 +6,7 @@
 #include <bpf/libbpf.h>
 
 #include "tslack_top.skel.h"
+#include "lib/map_keys.h"
 #include "tslackctl.h"
 #include "wakeups.h"
 
@@ -40,7 +41,7 @@ void wakeups_stop(struct wakeup_counter *c)
 	free(c);
 }
 
-static int by_id(const void *a, const void *b)
+static int cmp_count_id(const void *a, const void *b)
 {
 	uint64_t x = ((const struct wakeup_count *)a)->id;
 	uint64_t y = ((const struct wakeup_count *)b)->id;
@@ -51,41 +52,36 @@ static int by_id(const void *a, const void *b)
 long wakeups_read(struct wakeup_counter *c, struct wakeup_count **counts)
 {
 	int fd = bpf_map__fd(c->skel->maps.wakeups);
-	struct wakeup_count *out = NULL, *p;
-	__u64 key, next, *percpu;
-	long n = 0, cap = 0;
-	int ret, cpu;
+	struct wakeup_count *out;
+	__u64 *keys, *percpu;
+	long n, i, m = 0;
+	int cpu;
 
+	n = map_keys(fd, &keys);
+	if (n < 0)
+		return n;
 	percpu = calloc(c->ncpus, sizeof(*percpu));
-	if (!percpu)
-		return -ENOMEM;
-	for (ret = bpf_map_get_next_key(fd, NULL, &next); !ret;
-	     ret = bpf_map_get_next_key(fd, &key, &next)) {
-		key = next;
-		if (bpf_map_lookup_elem(fd, &key, percpu))
-			continue;
-		if (n == cap) {
-			cap = cap * 2 + 64;
-			p = realloc(out, cap * sizeof(*out));
-			if (!p)
-				break;
-			out = p;
-		}
-		out[n].id = key;
-		out[n].n = 0;
-		for (cpu = 0; cpu < c->ncpus; cpu++)
-			out[n].n += percpu[cpu];
-		n++;
-	}
-	ret = errno == ENOENT ? 0 : -errno;
-	free(percpu);
-	if (ret) {
+	out = calloc(n ? n : 1, sizeof(*out));
+	if (!percpu || !out) {
+		free(keys);
+		free(percpu);
 		free(out);
-		return ret;
+		return -ENOMEM;
 	}
-	qsort(out, n, sizeof(*out), by_id);
+	/* In id order, as top and stats look them up. */
+	for (i = 0; i < n; i++) {
+		if (bpf_map_lookup_elem(fd, &keys[i], percpu))
+			continue;
+		out[m].id = keys[i];
+		out[m].n = 0;
+		for (cpu = 0; cpu < c->ncpus; cpu++)
+			out[m].n += percpu[cpu];
+		m++;
+	}
+	free(keys);
+	free(percpu);
 	*counts = out;
-	return n;
+	return m;
 }
 
 uint64_t wakeups_of(const struct wakeup_count *counts, long n, uint64_t id)
@@ -93,7 +89,7 @@ uint64_t wakeups_of(const struct wakeup_count *counts, long n, uint64_t id)
 	struct wakeup_count key = { .id = id };
 	const struct wakeup_count *c;
 
-	c = n ? bsearch(&key, counts, n, sizeof(*counts), by_id) : NULL;
+	c = n ? bsearch(&key, counts, n, sizeof(*counts), cmp_count_id) : NULL;
 	return c ? c->n : 0;
 }
 
