@@ -6,6 +6,7 @@
 
 #include "compiler.h"
 #include "format.h"
+#include "parse.h"
 
 const char *format_ns(char *buf, size_t len, uint64_t ns)
 {
@@ -35,6 +36,16 @@ const char *format_ns(char *buf, size_t len, uint64_t ns)
 		return buf;
 	}
 	snprintf(buf, len, ns ? "%" PRIu64 "ns" : "0", ns);
+	return buf;
+}
+
+const char *format_ns_exact(char *buf, size_t len, uint64_t ns)
+{
+	uint64_t back;
+
+	format_ns(buf, len, ns);
+	if (parse_duration_ns(buf, &back, NULL, 0) || back != ns)
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
 	return buf;
 }
 

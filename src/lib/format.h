@@ -13,6 +13,12 @@
  */
 const char *format_ns(char *buf, size_t len, uint64_t ns);
 
+/*
+ * format_ns() where that reads back as @ns exactly, else "@ns" + "ns": for
+ * what tslackd prints in its own configuration's syntax.
+ */
+const char *format_ns_exact(char *buf, size_t len, uint64_t ns);
+
 /* The longest escape_name() of a path of PATH_MAX bytes, with its NUL. */
 #define ESCAPED_NAME_MAX (4 * PATH_MAX)
 

@@ -219,17 +219,6 @@ nomem:
 	return -1;
 }
 
-/* @ns for people where that is exact, else in ns. */
-static const char *exact_ns(char *buf, size_t len, uint64_t ns)
-{
-	uint64_t back;
-
-	format_ns(buf, len, ns);
-	if (parse_duration_ns(buf, &back, NULL, 0) || back != ns)
-		snprintf(buf, len, "%lluns", (unsigned long long)ns);
-	return buf;
-}
-
 void config_print(FILE *f, const struct tslackd_config *cfg)
 {
 	char a[32], b[32], c[32], d[32], e[32];
@@ -237,11 +226,11 @@ void config_print(FILE *f, const struct tslackd_config *cfg)
 
 	fprintf(f, "[Slack]\nIdle=%s\nLocked=%s\nActive=%s\nPowerSaver=%s\nOnBattery=%s\n\n"
 		"[Exempt]\nUnits=",
-		exact_ns(a, sizeof(a), cfg->idle_ns),
-		exact_ns(b, sizeof(b), cfg->locked_ns),
-		exact_ns(c, sizeof(c), cfg->active_ns),
-		exact_ns(d, sizeof(d), cfg->power_saver_ns),
-		exact_ns(e, sizeof(e), cfg->on_battery_ns));
+		format_ns_exact(a, sizeof(a), cfg->idle_ns),
+		format_ns_exact(b, sizeof(b), cfg->locked_ns),
+		format_ns_exact(c, sizeof(c), cfg->active_ns),
+		format_ns_exact(d, sizeof(d), cfg->power_saver_ns),
+		format_ns_exact(e, sizeof(e), cfg->on_battery_ns));
 	for (i = 0; i < cfg->n_exempt; i++)
 		fprintf(f, "%s%s", i ? " " : "", cfg->exempt[i]);
 	fputc('\n', f);

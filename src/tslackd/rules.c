@@ -211,16 +211,9 @@ int rules_load(const char *etc_dir, struct rules *out)
 }
 
 /* @ns as the rule files take it, exactly; "-" for none. */
-static const char *arg(char *buf, size_t len, uint64_t ns)
+static const char *rule_ns(char *buf, size_t len, uint64_t ns)
 {
-	uint64_t back;
-
-	if (!ns)
-		return "-";
-	format_ns(buf, len, ns);
-	if (parse_duration_ns(buf, &back, NULL, 0) || back != ns)
-		snprintf(buf, len, "%lluns", (unsigned long long)ns);
-	return buf;
+	return ns ? format_ns_exact(buf, len, ns) : "-";
 }
 
 void rules_print(FILE *f, const struct rules *rs)
@@ -230,6 +223,6 @@ void rules_print(FILE *f, const struct rules *rs)
 
 	for (i = 0; i < rs->n; i++)
 		fprintf(f, "# %s\n%s %s%s%s\n", rs->r[i].where, rs->r[i].glob,
-			arg(a, sizeof(a), rs->r[i].min), rs->r[i].max ? " " : "",
-			rs->r[i].max ? arg(b, sizeof(b), rs->r[i].max) : "");
+			rule_ns(a, sizeof(a), rs->r[i].min), rs->r[i].max ? " " : "",
+			rs->r[i].max ? rule_ns(b, sizeof(b), rs->r[i].max) : "");
 }
