@@ -33,9 +33,11 @@
  * A refresh (logind's sessions and the power sources read, the subtrees
  * walked) starts at most once each REFRESH_USEC for changes said on the
  * bus, and once each SETTLE_USEC for new cgroups: a burst of signals or of
- * mkdir costs one refresh, and a change waits at most that long.
+ * mkdir costs one refresh, and a change waits at most that long. The first
+ * change after a quiet second is followed at once; a user flipping her
+ * idle hint in a loop costs a refresh a second, not one per call.
  */
-#define REFRESH_USEC (200 * 1000ULL)
+#define REFRESH_USEC (1000 * 1000ULL)
 #define SETTLE_USEC (1000 * 1000ULL)
 
 /* What one walk has spent; cut once any limit is reached. */

@@ -27,10 +27,10 @@ WATCH_MAX=1024
 # entries for the 20,000 cgroups; 2.6 s for each 1000 spoofed signals,
 # 5.8 s for 1000 SetIdleHint calls): CPU in ms for the 20,000 cgroups, for
 # each 1000 spoofed signals and for her 1000 calls (logind's two real
-# signals each, and a refresh each 200 ms at most); RSS in kB.
+# signals each, and a refresh a second at most); RSS in kB.
 CPU_FLOOD_MS=8000
 CPU_SIGNALS_MS=400
-CPU_HINTS_MS=2500
+CPU_HINTS_MS=2000
 RSS_KB=16384
 
 tslackd_config <<CONF
@@ -203,7 +203,7 @@ eq spoof/map_kept "$map0" "$(map_state)"
 eq spoof/nothing_logged "" "$(journal_since "$t1" | grep -e battery -e 'session .* is ')"
 
 # 1000 SetIdleHint calls of her own, the last one idle: logind's signals
-# are real, but cost at most a refresh each 200 ms.
+# are real, but cost at most a refresh a second.
 t2=$(journal_mark)
 cpu0=$(cpu_ms "$pid") start=$(date +%s)
 as_alice hints <<'PY'
