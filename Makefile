@@ -305,9 +305,11 @@ install-tools: deps
 	vmtest/build-kernel --tree
 	vmtest/build-tools
 
-# The same pair from the pristine tarball's tools/ alone (make deb).
+# The same pair from the pristine tarball's tools/ alone (make deb), libbpf
+# built with LIBBPF_CFLAGS (debian/rules: dpkg-buildflags' CPPFLAGS and CFLAGS).
+LIBBPF_CFLAGS ?= -g -O2
 tarball-tools:
-	vmtest/build-tools --tarball
+	TSLACK_LIBBPF_CFLAGS='$(LIBBPF_CFLAGS)' vmtest/build-tools --tarball
 
 # The unit names where tslackctl is installed: made at each install.
 install:
