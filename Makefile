@@ -216,7 +216,8 @@ $(addprefix $(PERTASK_TESTDIR)/,$(PERTASK_POLICY_TESTS)): $(PERTASK_TESTDIR)/%: 
 # Of the systemd guest's tests, those that hold in either mode: run on
 # Debian 12's own kernel too, with the package installed.
 PERTASK_SYSTEMD_TESTDIR := $(VMROOT)/usr/local/libexec/tslack/pertask-systemd-tests
-PERTASK_SYSTEMD_TESTS := test_follow_unit test_package test_tslackd
+PERTASK_SYSTEMD_TESTS := test_follow_unit test_hardening test_package test_tslackd \
+	test_zy_autopkgtest
 
 $(PERTASK_SYSTEMD_TESTDIR)/%: tests/systemd/%.sh
 	@mkdir -p $(@D)
@@ -225,6 +226,12 @@ $(PERTASK_SYSTEMD_TESTDIR)/%: tests/systemd/%.sh
 $(VMROOT)/usr/local/lib/tslack/systemd-lib.sh: tests/systemd/lib.sh
 	@mkdir -p $(@D)
 	install -m 0644 $< $@
+
+# The package's autopkgtest, which test_zy_autopkgtest runs in the guest.
+AUTOPKGTEST := $(VMROOT)/usr/local/libexec/tslack/autopkgtest/tslack
+$(AUTOPKGTEST): debian/tests/tslack
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
 
 $(TESTDIR)/%: tests/policy/%.sh
 	@mkdir -p $(@D)
@@ -286,6 +293,7 @@ vmroot: $(addprefix $(TESTDIR)/,$(KERNEL_TESTS) $(POLICY_TESTS)) \
 	$(VMROOT)/usr/local/lib/tslack/harness.sh \
 	$(EXPECTED_FILES) \
 	$(addprefix $(SYSTEMD_TESTDIR)/,$(SYSTEMD_TESTS)) $(VMROOT)/usr/local/lib/tslack/systemd-lib.sh \
+	$(AUTOPKGTEST) \
 	$(addprefix $(PERTASK_TESTDIR)/,$(PERTASK_TESTS) $(PERTASK_POLICY_TESTS)) \
 	$(addprefix $(PERTASK_SYSTEMD_TESTDIR)/,$(PERTASK_SYSTEMD_TESTS))
 
@@ -305,9 +313,11 @@ install-tools: deps
 	vmtest/build-kernel --tree
 	vmtest/build-tools
 
-# The same pair from the pristine tarball's tools/ alone (make deb).
+# The same pair from the pristine tarball's tools/ alone (make deb), libbpf
+# built with LIBBPF_CFLAGS (debian/rules: dpkg-buildflags' CPPFLAGS and CFLAGS).
+LIBBPF_CFLAGS ?= -g -O2
 tarball-tools:
-	vmtest/build-tools --tarball
+	TSLACK_LIBBPF_CFLAGS='$(LIBBPF_CFLAGS)' vmtest/build-tools --tarball
 
 # The unit names where tslackctl is installed: made at each install.
 install:

@@ -46,13 +46,13 @@ forbid_service_starts() {
 
 # fresh_root DIR: a fresh Debian 12 minbase root in DIR, from the machine's
 # apt sources, where packages are installed as on a user's machine (see
-# in_root), with libelf1 and libjson-c5, tslack's dependencies outside
-# minbase (libjson-c5 is optional: only cryptsetup and the like pull it
-# in), already in so that installing needs no network. Made once with mmdebstrap and
+# in_root), with libelf1, libjson-c5 and procps, tslack's dependencies
+# outside minbase (libjson-c5 is optional: only cryptsetup and the like
+# pull it in), already in so that installing needs no network. Made once with mmdebstrap and
 # cached as a tarball, rebuilt when its recipe changes. Starting services
 # is forbidden there. Needs root.
 fresh_root() {
-	local pkgs=libelf1,libjson-c5 cache=$CACHE/deb-root-bookworm recipe
+	local pkgs=libelf1,libjson-c5,procps cache=$CACHE/deb-root-bookworm recipe
 	recipe="minbase bookworm packages $pkgs"
 	if [ ! -f "$cache/root.tar" ] || [ "$(cat "$cache/recipe" 2>/dev/null)" != "$recipe" ]; then
 		rm -rf "$cache.tmp" && mkdir -p "$cache.tmp"

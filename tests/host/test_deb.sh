@@ -66,6 +66,9 @@ check deb/shared_libs 'dpkg-deb -f "$deb" Depends | grep -q libelf1 &&
 	dpkg-deb -f "$deb" Depends | grep -q zlib1g && dpkg-deb -f "$deb" Depends | grep -q libsystemd0 &&
 	dpkg-deb -f "$deb" Depends | grep -q libjson-c5' \
 	"Depends: $(dpkg-deb -f "$deb" Depends)"
+# /bin/kill, tslackd.service's ExecReload.
+check deb/depends_procps 'dpkg-deb -f "$deb" Depends | grep -q -w procps' \
+	"Depends: $(dpkg-deb -f "$deb" Depends)"
 
 root=$work/root
 if ! fresh_root "$root" >"$work/root.log" 2>&1; then
