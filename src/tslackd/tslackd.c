@@ -114,10 +114,8 @@ static void apply(struct daemon *d, struct session *s, int n)
 	if (nw >= 0) {
 		log_sessions(d, s, slack, n);
 		watch_end(&d->watch);
-		r = state_reconcile(&d->st, w, nw);
 		/* Saved even after a failure: it says what is still to undo. */
-		if (state_save(d->state_file, &d->st, s, slack, n))
-			r = -1;
+		r = state_reconcile(&d->st, w, nw, &(struct status){ d->state_file, s, slack, n });
 		free(d->last);
 		free(d->last_slack);
 		d->last = s;
@@ -370,10 +368,12 @@ int run(struct daemon *d)
 	sd_notify(0, "STOPPING=1");
 	if (d->bus_lost)
 		return 1;
-	/* Undo everything; the state file is kept only if that failed. */
-	if (!state_reconcile(&d->st, NULL, 0))
+	/*
+	 * Undo everything; the state file is kept only if something is
+	 * still held (even when it could not be saved: /run full).
+	 */
+	state_reconcile(&d->st, NULL, 0, &(struct status){ .file = d->state_file });
+	if (!d->st.n)
 		unlink(d->state_file);
-	else
-		state_save(d->state_file, &d->st, NULL, NULL, 0);
 	return r ? 1 : 0;
 }
