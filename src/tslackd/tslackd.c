@@ -127,7 +127,7 @@ static void apply(struct daemon *d, struct session *s, int n)
 	free(s);
 	free(slack);
 	free(w);
-	retry_if(d, r);
+	retry_if(d, r ?: d->read_failed ? -1 : 0);
 	/* What changed during the read is read again. */
 	if (d->again) {
 		d->again = false;
@@ -144,10 +144,37 @@ static void read_done(struct daemon *d)
 	d->read = NULL;
 }
 
+/*
+ * Sessions that a call failed for are taken as the last refresh saw them,
+ * or left out if it did not see them, and read again at the retry: one
+ * session that could not be read changes nothing for the others, nor for
+ * itself until it is read. The number left.
+ */
+static int keep_failed(struct daemon *d, struct session *s, int n)
+{
+	int i, j, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (s[i].failed) {
+			d->read_failed = true;
+			for (j = 0; j < d->n_last && strcmp(d->last[j].id, s[i].id); j++)
+				;
+			if (j == d->n_last)
+				continue;
+			s[i] = d->last[j];
+		}
+		s[k++] = s[i];
+	}
+	return k;
+}
+
 static void on_sessions(struct session *s, int n, void *data)
 {
 	struct daemon *d = data;
 
+	d->read_failed = false;
+	if (n > 0)
+		n = keep_failed(d, s, n);
 	d->read = s;
 	d->n_read = n;
 	read_done(d);
