@@ -165,13 +165,27 @@ $(BUILD)/tslackctl: $(TSLACKCTL_SRCS) $(wildcard src/lib/*.h src/tslackctl/*.h) 
 # tslackd: sd-bus has no static library in Debian, so libsystemd is linked
 # dynamically (every systemd system has it), and with STATIC=1 the rest
 # statically.
-TSLACKD_SRCS := $(wildcard src/tslackd/*.c) $(filter-out src/lib/json.c src/lib/interrupts.c,$(LIB_SRCS))
+TSLACKD_SRCS := $(filter-out src/tslackd/testhook.c,$(wildcard src/tslackd/*.c)) \
+	$(filter-out src/lib/json.c src/lib/interrupts.c,$(LIB_SRCS))
 $(BUILD)/tslackd: $(TSLACKD_SRCS) $(wildcard src/lib/*.h src/tslackd/*.h) bpf/tslack.h \
 		$(BUILD)/skel/tslack.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -DTSLACK_VERSION='"$(VERSION)"' \
 		-DTSLACKD_CONFIG_DIR='"$(SYSCONFDIR)/tslack"' $(filter-out -static,$(LDFLAGS)) \
 		-o $@ $(TSLACKD_SRCS) $(TSLACKD_LDLIBS)
+
+# The same with the test hooks (testhook.h), for the systemd guest's
+# tests only: never installed or packaged.
+$(BUILD)/tslackd-test: $(TSLACKD_SRCS) src/tslackd/testhook.c $(wildcard src/lib/*.h src/tslackd/*.h) \
+		bpf/tslack.h $(BUILD)/skel/tslack.skel.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DTSLACK_TEST -DTSLACK_VERSION='"$(VERSION)"' \
+		-DTSLACKD_CONFIG_DIR='"$(SYSCONFDIR)/tslack"' $(filter-out -static,$(LDFLAGS)) \
+		-o $@ $(TSLACKD_SRCS) src/tslackd/testhook.c $(TSLACKD_LDLIBS)
+
+$(VMROOT)/usr/local/libexec/tslack/tslackd-test: $(BUILD)/tslackd-test
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
 
 programs: $(BUILD)/tslackctl $(BUILD)/tslackd
 
@@ -285,6 +299,7 @@ $(VMROOT)/usr/local/bin/bpftool: $(BPFTOOL)
 
 vmroot: $(addprefix $(TESTDIR)/,$(KERNEL_TESTS) $(POLICY_TESTS)) \
 	$(VMROOT)/usr/local/sbin/tslackctl $(VMROOT)/usr/local/sbin/tslackd \
+	$(VMROOT)/usr/local/libexec/tslack/tslackd-test \
 	$(VMROOT)/usr/local/bin/tslack-probe \
 	$(VMROOT)/usr/local/bin/tslack-run-tests $(VMROOT)/usr/local/bin/bpftool \
 	$(VMROOT)/usr/local/bin/tslack-demo $(VMROOT)/usr/local/bin/tslack-bench \

@@ -40,6 +40,15 @@
 #define REFRESH_USEC (1000 * 1000ULL)
 #define SETTLE_USEC (1000 * 1000ULL)
 
+/*
+ * A read of logind's sessions has at most LOGIND_CALLS_MAX calls in flight
+ * (to logind and to systemd: three or four a session), the others queued:
+ * dbus-daemon refuses a connection more than 128 pending replies on the
+ * system bus (max_replies_per_connection), and failed every call past them
+ * when all of a machine's were made at once.
+ */
+#define LOGIND_CALLS_MAX 32
+
 /* What one walk has spent; cut once any limit is reached. */
 struct budget {
 	int set;

@@ -3,7 +3,9 @@
  * Sessions are read afresh on every change: nothing is cached, so nothing
  * goes stale when a signal is missed. A read blocks nothing: ListSessions,
  * then one GetAll per session and the cgroups of its two units (GetUnit,
- * then ControlGroup), every call in flight at once, in the event loop.
+ * then ControlGroup), in the event loop, at most LOGIND_CALLS_MAX of them
+ * in flight at a time (budget.h). A call that fails leaves out only its
+ * own session.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "../lib/compiler.h"
+#include "budget.h"
 #include "log.h"
 #include "logind.h"
 #include "record.h"
@@ -54,18 +57,27 @@ struct reading {
 	sd_bus *bus;
 	struct session *all;
 	bool *out;		/* per session: left out (closing, gone, background) */
-	int n, pending, err;	/* calls in flight; the first failure */
+	int n;
+	int pending;		/* calls not answered yet, started or queued */
+	int in_flight;		/* of those, started: at most LOGIND_CALLS_MAX */
+	struct call *queue, **tail;	/* the others, in order */
+	int err;		/* ListSessions failed: the whole read */
 	char why[256];
 	logind_done_fn done;
 	void *data;
 };
 
 /*
- * What a call in flight is for: session @i's properties, or the cgroup of
- * @unit into @cg (GetUnit, then its ControlGroup).
+ * A call, queued or in flight: @member of @path with @a (and @b), for
+ * session @i: its properties, or the cgroup of @unit into @cg (GetUnit,
+ * then its ControlGroup).
  */
 struct call {
 	struct reading *rd;
+	struct call *next;
+	sd_bus_message_handler_t fn;
+	const char *dest, *iface, *member, *a, *b;
+	char path[512];
 	int i;
 	char *cg;
 	size_t len;
@@ -78,22 +90,26 @@ static bool gone(int r)
 	return r == -ENOENT || r == -EBADR || r == -ENXIO;
 }
 
-/* The read fails with @r, first said by @why (NULL: strerror(-@r)). */
-static void fail(struct reading *rd, int r, const char *why)
+/*
+ * Session @i could not be read, said by @why: it alone is left out of
+ * this read (the caller keeps what it knew of it, and reads again).
+ */
+static void session_failed(struct reading *rd, int i, const char *what, int r, const char *why)
 {
-	if (rd->err)
+	char id[256];
+
+	if (rd->all[i].failed)
 		return;
-	rd->err = r;
-	snprintf(rd->why, sizeof(rd->why), "%s", why ? why : strerror(-r));
+	rd->all[i].failed = true;
+	log_err("reading session %s: %s: %s", cescape(id, sizeof(id), rd->all[i].id), what,
+		why ? why : strerror(-r));
 }
 
-/* One call less in flight: after the last, the sessions that count go to @done. */
-static void finish_one(struct reading *rd)
+/* Every call answered: the sessions that count go to @done. */
+static void finish(struct reading *rd)
 {
 	int i, n = 0;
 
-	if (--rd->pending)
-		return;
 	for (i = 0; i < rd->n; i++)
 		if (!rd->out[i])
 			rd->all[n++] = rd->all[i];
@@ -108,22 +124,76 @@ static void finish_one(struct reading *rd)
 	free(rd);
 }
 
-/* Start @member of @path (@iface) with @c, counted in flight; 0 or -errno. */
-static int call_async(struct call *c, const char *dest, const char *path, const char *iface,
-		      const char *member, sd_bus_message_handler_t fn, const char *types,
-		      const char *a, const char *b)
+/*
+ * Start what is queued while fewer than LOGIND_CALLS_MAX are in flight
+ * (the bus refuses more than its limit of pending replies per connection:
+ * 128 on the system bus); after the last answer, finish().
+ */
+static void pump(struct reading *rd)
 {
+	struct call *c;
 	int r;
 
-	if (!b)
-		r = sd_bus_call_method_async(c->rd->bus, NULL, dest, path, iface, member, fn, c,
-					     types, a);
-	else
-		r = sd_bus_call_method_async(c->rd->bus, NULL, dest, path, iface, member, fn, c,
-					     types, a, b);
-	if (r >= 0)
-		c->rd->pending++;
-	return r;
+	while (rd->queue && rd->in_flight < LOGIND_CALLS_MAX) {
+		c = rd->queue;
+		rd->queue = c->next;
+		if (!rd->queue)
+			rd->tail = &rd->queue;
+		if (c->b)
+			r = sd_bus_call_method_async(rd->bus, NULL, c->dest, c->path, c->iface,
+						     c->member, c->fn, c, "ss", c->a, c->b);
+		else
+			r = sd_bus_call_method_async(rd->bus, NULL, c->dest, c->path, c->iface,
+						     c->member, c->fn, c, "s", c->a);
+		if (r >= 0) {
+			rd->in_flight++;
+			continue;
+		}
+		session_failed(rd, c->i, c->member, r, NULL);
+		rd->pending--;
+		free(c);
+	}
+	if (!rd->pending)
+		finish(rd);
+}
+
+/*
+ * Queue @member of @path (@iface) for session @i with @c, or fail only
+ * that session.
+ */
+static void submit(struct reading *rd, struct call *c, int i, const char *dest,
+		   const char *path, const char *iface, const char *member,
+		   sd_bus_message_handler_t fn, const char *a, const char *b)
+{
+	if (!c || snprintf(c->path, sizeof(c->path), "%s", path) >= (int)sizeof(c->path)) {
+		session_failed(rd, i, member, c ? -ENAMETOOLONG : -ENOMEM, NULL);
+		free(c);
+		return;
+	}
+	c->rd = rd;
+	c->next = NULL;
+	c->i = i;
+	c->dest = dest;
+	c->iface = iface;
+	c->member = member;
+	c->fn = fn;
+	c->a = a;
+	c->b = b;
+	*rd->tail = c;
+	rd->tail = &c->next;
+	rd->pending++;
+}
+
+/* @c is answered and done with: the next ones start. */
+static int call_done(struct call *c)
+{
+	struct reading *rd = c->rd;
+
+	free(c);
+	rd->in_flight--;
+	rd->pending--;
+	pump(rd);
+	return 0;
 }
 
 /* The error @m is, as -errno, with its message in *@why; 0 if it is none. */
@@ -135,16 +205,16 @@ static int error_of(sd_bus_message *m, const char **why)
 	return e ? -sd_bus_message_get_errno(m) : 0;
 }
 
-/* The end of a unit's cgroup lookup, @r its failure (logged). Always 0. */
+/* The end of a unit's cgroup lookup, @r its failure. */
 static int unit_done(struct call *c, int r, const char *why)
 {
+	char what[128];
+
 	if (r < 0) {
-		log_err("the cgroup of %s: %s", c->unit, why ? why : strerror(-r));
-		fail(c->rd, r, NULL);
+		snprintf(what, sizeof(what), "the cgroup of %s", c->unit);
+		session_failed(c->rd, c->i, what, r, why);
 	}
-	finish_one(c->rd);
-	free(c);
-	return 0;
+	return call_done(c);
 }
 
 static int on_cgroup(sd_bus_message *m, void *data, sd_bus_error *ret_error)
@@ -165,6 +235,7 @@ static int on_cgroup(sd_bus_message *m, void *data, sd_bus_error *ret_error)
 static int on_unit(sd_bus_message *m, void *data, sd_bus_error *ret_error)
 {
 	struct call *c = data;
+	struct call *get;
 	const char *why, *path, *iface;
 	int r;
 
@@ -178,39 +249,54 @@ static int on_unit(sd_bus_message *m, void *data, sd_bus_error *ret_error)
 	if (r < 0)
 		return unit_done(c, r, why);
 	iface = strstr(c->unit, ".scope") ? SYSTEMD1 ".Scope" : SYSTEMD1 ".Service";
-	r = call_async(c, SYSTEMD1, path, "org.freedesktop.DBus.Properties", "Get", on_cgroup,
-		       "ss", iface, "ControlGroup");
-	if (r < 0)
-		return unit_done(c, r, NULL);
-	finish_one(c->rd);	/* this call; its Get is in flight */
-	return 0;
+	get = malloc(sizeof(*get));
+	if (get) {
+		*get = *c;
+		submit(c->rd, get, c->i, SYSTEMD1, path, "org.freedesktop.DBus.Properties", "Get",
+		       on_cgroup, iface, "ControlGroup");
+	} else {
+		session_failed(c->rd, c->i, "Get", -ENOMEM, NULL);
+	}
+	return call_done(c);
 }
 
-/* Ask for the cgroup of @unit into @cg ("" if it is not loaded). */
-static void unit_cgroup(struct reading *rd, const char *unit, char *cg, size_t len)
+/* Queue the lookup of the cgroup of @unit, for session @i, into @cg. */
+static void unit_cgroup(struct reading *rd, int i, const char *unit, char *cg, size_t len)
 {
 	struct call *c = calloc(1, sizeof(*c));
-	int r = -ENOMEM;
 
 	if (c) {
-		c->rd = rd;
 		c->cg = cg;
 		c->len = len;
 		snprintf(c->unit, sizeof(c->unit), "%s", unit);
-		r = call_async(c, SYSTEMD1, "/org/freedesktop/systemd1", SYSTEMD1 ".Manager",
-			       "GetUnit", on_unit, "s", unit, NULL);
 	}
-	if (r < 0) {
-		log_err("the cgroup of %s: %s", unit, strerror(-r));
-		fail(rd, r, NULL);
-		free(c);
-	}
+	submit(rd, c, i, SYSTEMD1, "/org/freedesktop/systemd1", SYSTEMD1 ".Manager", "GetUnit",
+	       on_unit, c ? c->unit : NULL, NULL);
+}
+
+/*
+ * Whether a session of class @class is someone at the machine: idle or
+ * not, it gets slack and holds back its user's. Those are the classes
+ * logind lets have an idle hint or a lock screen (user, user-early,
+ * greeter, lock-screen: logind-session.h, SESSION_CLASS_CAN_IDLE and
+ * _CAN_LOCK) and the other logins of systemd 256 (user-light,
+ * user-early-light, user-incomplete: a login that does not start the
+ * user's manager). Not background and background-light (cron, su: never
+ * idle, and their users' apps should not wait for them); not manager and
+ * manager-early, systemd 256's session of user@UID.service itself: it has
+ * no scope, is always active (seatless) and never idle, so it would keep
+ * the user's apps fast for as long as the user is logged in; nor none, or
+ * a class of a later systemd that it does not know.
+ */
+static bool interactive(const char *class)
+{
+	return !strcmp(class, "user") || !strncmp(class, "user-", 5) ||
+	       !strcmp(class, "greeter") || !strcmp(class, "lock-screen");
 }
 
 /*
  * A session's properties, from the reply @m to its GetAll: *@out if it is
- * closing or of class background (cron, su: not someone at the machine,
- * never idle, and their users' apps should not wait for them), or gone.
+ * closing or not interactive().
  */
 static int read_properties(sd_bus_message *m, struct session *s, bool *out, char *scope,
 			   size_t len)
@@ -229,7 +315,7 @@ static int read_properties(sd_bus_message *m, struct session *s, bool *out, char
 				break;
 			if (!strcmp(name, "Scope"))
 				snprintf(scope, len, "%s", str);
-			else if (!strcmp(str, !strcmp(name, "State") ? "closing" : "background"))
+			else if (!strcmp(name, "State") ? !strcmp(str, "closing") : !interactive(str))
 				*out = true;
 		} else if (!strcmp(name, "IdleHint") || !strcmp(name, "LockedHint") ||
 			   !strcmp(name, "Active")) {
@@ -267,19 +353,17 @@ static int on_session(sd_bus_message *m, void *data, sd_bus_error *ret_error)
 	if (gone(r)) {
 		rd->out[c->i] = true;
 	} else if (r < 0) {
-		fail(rd, r, NULL);
+		session_failed(rd, c->i, "GetAll", r, why);
 	} else if (!rd->out[c->i]) {
 		if (*scope)
-			unit_cgroup(rd, scope, s->scope_cg, sizeof(s->scope_cg));
+			unit_cgroup(rd, c->i, scope, s->scope_cg, sizeof(s->scope_cg));
 		snprintf(unit, sizeof(unit), "user@%u.service", s->uid);
-		unit_cgroup(rd, unit, s->user_cg, sizeof(s->user_cg));
+		unit_cgroup(rd, c->i, unit, s->user_cg, sizeof(s->user_cg));
 	}
-	finish_one(rd);
-	free(c);
-	return 0;
+	return call_done(c);
 }
 
-/* Every session listed: ask for each one's properties, at once. */
+/* Every session listed, and the path of its object in *@paths. */
 static int read_list(struct reading *rd, sd_bus_message *m, const char ***paths)
 {
 	const char *id, *user, *seat, *path, **pp;
@@ -308,9 +392,9 @@ static int read_list(struct reading *rd, sd_bus_message *m, const char ***paths)
 
 static int on_list(sd_bus_message *m, void *data, sd_bus_error *ret_error)
 {
-	struct reading *rd = data;
+	struct call *c = data;
+	struct reading *rd = c->rd;
 	const char **paths = NULL, *why;
-	struct call *c;
 	int r, i;
 
 	(void)ret_error;
@@ -320,47 +404,43 @@ static int on_list(sd_bus_message *m, void *data, sd_bus_error *ret_error)
 	rd->out = r < 0 ? NULL : calloc(rd->n + 1, sizeof(*rd->out));
 	if (r >= 0 && !rd->out)
 		r = -ENOMEM;
-	if (r < 0)
-		fail(rd, r, why);
-	/* The paths are @m's, and the sessions move no more. */
-	for (i = 0; r >= 0 && i < rd->n; i++) {
-		c = calloc(1, sizeof(*c));
-		r = c ? 0 : -ENOMEM;
-		if (c) {
-			c->rd = rd;
-			c->i = i;
-			r = call_async(c, LOGIN1, paths[i], "org.freedesktop.DBus.Properties",
-				       "GetAll", on_session, "s", LOGIN1 ".Session", NULL);
-		}
-		if (r < 0) {
-			free(c);
-			fail(rd, r, NULL);
-		}
-	}
-	free(paths);
-	if (!rd->out)
+	if (r < 0) {
+		rd->err = r;
+		snprintf(rd->why, sizeof(rd->why), "%s", why ? why : strerror(-r));
+		rd->out = calloc(1, sizeof(*rd->out));
 		rd->n = 0;
-	finish_one(rd);
-	return 0;
+	}
+	/* Queued, not started: a few at a time (pump()). */
+	for (i = 0; i < rd->n; i++)
+		submit(rd, calloc(1, sizeof(struct call)), i, LOGIN1, paths[i],
+		       "org.freedesktop.DBus.Properties", "GetAll", on_session,
+		       LOGIN1 ".Session", NULL);
+	free(paths);
+	return call_done(c);
 }
 
 int logind_read_sessions(sd_bus *bus, logind_done_fn done, void *data)
 {
 	struct reading *rd = calloc(1, sizeof(*rd));
-	int r;
+	struct call *c = calloc(1, sizeof(*c));
+	int r = -ENOMEM;
 
-	if (!rd)
-		return -ENOMEM;
-	rd->bus = bus;
-	rd->done = done;
-	rd->data = data;
-	r = sd_bus_call_method_async(bus, NULL, LOGIN1, "/org/freedesktop/login1",
-				     LOGIN1 ".Manager", "ListSessions", on_list, rd, NULL);
+	if (rd && c) {
+		rd->bus = bus;
+		rd->done = done;
+		rd->data = data;
+		rd->tail = &rd->queue;
+		c->rd = rd;
+		r = sd_bus_call_method_async(bus, NULL, LOGIN1, "/org/freedesktop/login1",
+					     LOGIN1 ".Manager", "ListSessions", on_list, c, NULL);
+	}
 	if (r < 0) {
+		free(c);
 		free(rd);
 		return r;
 	}
 	rd->pending = 1;
+	rd->in_flight = 1;
 	return 0;
 }
 

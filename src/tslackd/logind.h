@@ -17,6 +17,7 @@ struct session {
 	bool active;		/* Active: the foreground session of its seat, or seatless */
 	char scope_cg[PATH_MAX];	/* its session-N.scope's cgroup, "" if none */
 	char user_cg[PATH_MAX];		/* its user's user@UID.service's, "" if none */
+	bool failed;		/* a call for it failed: only its id and user are known */
 };
 
 /*
@@ -26,11 +27,13 @@ struct session {
 int logind_subscribe(sd_bus *bus, sd_bus_message_handler_t fn, void *data);
 
 /*
- * Read the sessions that are neither closing nor of class background,
- * with their hints and cgroups, without blocking: @done is called once,
- * from the event loop, with the sessions (to free()) and their number, in
- * logind's order, or with NULL and -errno after logging why. 0, or
- * -errno if the read could not start (and @done is never called).
+ * Read the sessions that are neither closing nor of a class that is not
+ * someone at the machine (background, manager...: logind.c), with their
+ * hints and cgroups, without blocking: @done is called once, from the
+ * event loop, with the sessions (to free()) and their number, in logind's
+ * order, or with NULL and -errno after logging why. A session that a call
+ * failed for (logged) is there with @failed set. 0, or -errno if the read
+ * could not start (and @done is never called).
  */
 typedef void (*logind_done_fn)(struct session *s, int n, void *data);
 int logind_read_sessions(sd_bus *bus, logind_done_fn done, void *data);

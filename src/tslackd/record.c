@@ -214,7 +214,7 @@ static int parse_session(const struct token *t, int n, struct session_record *s)
 
 static int parse_applied(const struct token *t, int n, struct applied *a)
 {
-	if (n != 7)
+	if (n != 8)
 		return -1;
 	if (is(&t[1], "min"))
 		a->field = FIELD_MIN;
@@ -224,8 +224,9 @@ static int parse_applied(const struct token *t, int n, struct applied *a)
 		return -1;
 	if (number(&t[2], UINT64_MAX, &a->id) || !a->id ||
 	    number(&t[3], UINT64_MAX, &a->prev) || number(&t[4], UINT64_MAX, &a->value) ||
-	    path(&t[5], a->path, sizeof(a->path), false) ||
-	    string(&t[6], a->source, sizeof(a->source)))
+	    number(&t[5], UINT64_MAX, &a->next) ||
+	    path(&t[6], a->path, sizeof(a->path), false) ||
+	    string(&t[7], a->source, sizeof(a->source)))
 		return -1;
 	return 0;
 }
@@ -284,9 +285,9 @@ int record_write(FILE *f, const struct record *r)
 		put_string(f, s->scope);
 		break;
 	case RECORD_APPLIED:
-		fprintf(f, "applied %s %llu %llu %llu", a->field == FIELD_MIN ? "min" : "max",
+		fprintf(f, "applied %s %llu %llu %llu %llu", a->field == FIELD_MIN ? "min" : "max",
 			(unsigned long long)a->id, (unsigned long long)a->prev,
-			(unsigned long long)a->value);
+			(unsigned long long)a->value, (unsigned long long)a->next);
 		put_string(f, a->path);
 		put_string(f, a->source);
 		break;

@@ -8,14 +8,17 @@
  *
  *	tslackd-state 2 PID
  *	session ID UID USER IDLE LOCKED ACTIVE SLACK SCOPE_CGROUP
- *	applied min|max CGROUP_ID PREV VALUE CGROUP_PATH SOURCE
+ *	applied min|max CGROUP_ID PREV VALUE NEXT CGROUP_PATH SOURCE
  *
  * Tokens are separated by one space; numbers are decimal, with no sign and
  * no leading zero; an empty string (or "-") is "-". The first line says the format:
  * a file without it (written by an older tslackd, with raw paths) or of
  * another version is not read at all. SOURCE says who asked for the value
  * ("rule:FILE:LINE", "session:ID:STATE", "user:NAME:STATE",
- * "exempt:GLOB", several joined by commas), for tslackd --status.
+ * "exempt:GLOB", several joined by commas), for tslackd --status. NEXT is
+ * the value tslackd is about to write (VALUE when none): the file says so
+ * before the map is written, so that after a kill either value found in
+ * the map is known to be tslackd's own, never taken for someone else's.
  */
 #ifndef TSLACKD_RECORD_H
 #define TSLACKD_RECORD_H
@@ -27,7 +30,7 @@
 #include <stdio.h>
 
 #define RECORD_MAGIC "tslackd-state"
-#define RECORD_VERSION 3
+#define RECORD_VERSION 4
 
 /* The longest source of a setting kept, with its NUL; longer ones are cut. */
 #define SOURCE_MAX 256
@@ -41,6 +44,7 @@ struct applied {
 	enum field field;
 	uint64_t prev;		/* the field before tslackd set it */
 	uint64_t value;		/* what tslackd set */
+	uint64_t next;		/* being written instead of @value; @value if not */
 	char path[PATH_MAX];	/* where the cgroup was, from the cgroup2 mount */
 	char source[SOURCE_MAX];	/* who asked for @value */
 };

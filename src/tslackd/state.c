@@ -13,6 +13,7 @@
 #include "../lib/settings.h"
 #include "log.h"
 #include "state.h"
+#include "testhook.h"
 
 static const char *const field_name[] = { "min", "max" };
 
@@ -75,29 +76,6 @@ static int write_field(int fd, uint64_t id, enum field f, uint64_t ns, const cha
 	return 1;
 }
 
-/*
- * Undo @a if it still holds what tslackd set: 1 if the map changed, 0 if
- * there is nothing to undo, or -errno if the write failed (@a is still
- * held then).
- */
-static int restore(int fd, const struct applied *a)
-{
-	char p[ESCAPED_MAX];
-	struct tslack_setting v;
-	int r;
-
-	if (!cgroup_is(a->path, a->id))
-		return 0;	/* removed: the policy deleted its setting */
-	settings_read(fd, a->id, &v);
-	if (get(&v, a->field) != a->value) {
-		log_info("%s: %s_slack_ns changed by someone else: left as it is",
-			 cescape(p, sizeof(p), a->path), field_name[a->field]);
-		return 0;
-	}
-	r = write_field(fd, a->id, a->field, a->prev, a->path);
-	return r == -ENOENT ? 0 : r;
-}
-
 static struct applied *find(struct state *st, uint64_t id, enum field f)
 {
 	int i;
@@ -108,14 +86,14 @@ static struct applied *find(struct state *st, uint64_t id, enum field f)
 	return NULL;
 }
 
-static bool wanted(const struct applied *a, const struct want *want, int n)
+static const struct want *wanted(const struct applied *a, const struct want *want, int n)
 {
 	int i;
 
 	for (i = 0; i < n; i++)
 		if (want[i].id == a->id && want[i].field == a->field)
-			return true;
-	return false;
+			return &want[i];
+	return NULL;
 }
 
 /* Room for one more entry in @st, not counted yet; NULL when out of memory. */
@@ -132,29 +110,75 @@ static struct applied *reserve(struct state *st)
 }
 
 /*
- * Hold @w: 1 if the map changed, 0 if not, -1 if it could not be written
- * (then what @st says is what the map has: a refresh tries again).
+ * What the map has in @a's field, @cur, told apart: tslackd's own if it is
+ * the value it set or the one it was writing when it was killed (the state
+ * file said both before the write: a value it imposed is never taken for
+ * someone else's); otherwise someone else wrote it meanwhile, and theirs
+ * is what comes back at the end. True if it is tslackd's.
  */
-static int hold(int fd, struct state *st, const struct want *w)
+static bool settle(struct applied *a, uint64_t cur)
+{
+	bool own = cur == a->value || cur == a->next;
+
+	if (!own)
+		a->prev = cur;
+	a->value = cur;
+	a->next = cur;
+	return own;
+}
+
+/* Drop @a from @st once the reconcile is over: an entry has no id 0. */
+static void drop(struct applied *a)
+{
+	a->id = 0;
+}
+
+/*
+ * Plan @a, held and no longer wanted: to be put back to what it replaced
+ * (a->next), dropped if its cgroup is gone or someone else's value is
+ * there now (left as it is).
+ */
+static void plan_undo(int fd, struct applied *a)
+{
+	char p[ESCAPED_MAX];
+	struct tslack_setting v;
+
+	if (!cgroup_is(a->path, a->id)) {
+		drop(a);	/* removed: the policy deleted its setting */
+		return;
+	}
+	settings_read(fd, a->id, &v);
+	if (!settle(a, get(&v, a->field))) {
+		log_info("%s: %s_slack_ns changed by someone else: left as it is",
+			 cescape(p, sizeof(p), a->path), field_name[a->field]);
+		drop(a);
+		return;
+	}
+	a->next = a->prev;
+}
+
+/*
+ * Plan @w: its entry in @st (a new one if it is held by nothing yet, with
+ * the map's value as what it replaces) with @w's value as its next. 0, or
+ * -1 out of memory.
+ */
+static int plan_hold(int fd, struct state *st, const struct want *w)
 {
 	struct tslack_setting v;
 	struct applied *a;
 	uint64_t cur;
-	bool new;
-	int r;
 
-	if (!cgroup_is(w->path, w->id))
-		return 0;	/* removed since it was planned */
+	a = find(st, w->id, w->field);
+	if (!cgroup_is(w->path, w->id)) {
+		if (a)
+			drop(a);	/* removed since it was planned */
+		return 0;
+	}
 	settings_read(fd, w->id, &v);
 	cur = get(&v, w->field);
-	a = find(st, w->id, w->field);
-	new = !a;
-	if (a && cur != a->value) {
-		/* Set by someone else meanwhile: theirs comes back at the end. */
-		a->prev = cur;
-		a->value = cur;
-	} else if (new) {
-		/* Room first: a write made must be recorded. */
+	if (a) {
+		settle(a, cur);
+	} else {
 		a = reserve(st);
 		if (!a)
 			return -1;
@@ -162,55 +186,146 @@ static int hold(int fd, struct state *st, const struct want *w)
 		a->id = w->id;
 		a->field = w->field;
 		a->prev = cur;
+		a->value = cur;
 		snprintf(a->path, sizeof(a->path), "%s", w->path);
-	}
-	r = write_field(fd, w->id, w->field, w->value, w->path);
-	if (r == -ENOENT)
-		return 0;	/* removed meanwhile: nothing to hold */
-	if (r < 0)
-		return -1;	/* not made: @a still says what the map has */
-	if (new)
 		st->n++;
-	a->value = w->value;
+	}
+	a->next = w->value;
 	snprintf(a->source, sizeof(a->source), "%s", w->source);
+	return 0;
+}
+
+/*
+ * Write what @a plans (@new: an entry of this reconcile's; @undo: to be let
+ * go): 1 if the map changed, 0 if not, -1 if it could not be written (then
+ * @a says what the map has, and is kept: a field not let go stays held, a
+ * refresh tries again). Entries done with are marked for compact().
+ */
+static int carry_out(int fd, struct applied *a, bool new, bool undo)
+{
+	int r;
+
+	if (!a->id || a->next == a->value)
+		return 0;
+	r = write_field(fd, a->id, a->field, a->next, a->path);
+	test_crash_point("write");
+	if (r == -ENOENT) {
+		drop(a);	/* removed meanwhile: nothing to hold or undo */
+		return 0;
+	}
+	if (r < 0) {
+		if (new)
+			drop(a);	/* holds nothing */
+		a->next = a->value;
+		return -1;
+	}
+	a->value = a->next;
+	if (undo)
+		drop(a);
 	return r;
 }
 
-int state_reconcile(struct state *st, const struct want *want, int n)
+/*
+ * The intent could not be saved: nothing that @want imposes is written
+ * (the entries of this reconcile, from @n_old on, go); what is undone
+ * still is.
+ */
+static void cancel(struct state *st, int n_old, const struct want *want, int n)
+{
+	struct applied *a;
+	int i;
+
+	for (i = 0; i < st->n; i++) {
+		a = &st->a[i];
+		if (i >= n_old)
+			drop(a);
+		else if (wanted(a, want, n))
+			a->next = a->value;
+	}
+}
+
+/* Take out the entries marked by drop(), in order. */
+static void compact(struct state *st)
+{
+	int i, n = 0;
+
+	for (i = 0; i < st->n; i++)
+		if (st->a[i].id)
+			st->a[n++] = st->a[i];
+	st->n = n;
+}
+
+static bool writes_planned(const struct state *st)
+{
+	int i;
+
+	for (i = 0; i < st->n; i++)
+		if (st->a[i].id && st->a[i].next != st->a[i].value)
+			return true;
+	return false;
+}
+
+static int save(const struct state *st, const struct status *sv)
+{
+	return state_save(sv->file, st, sv->s, sv->slack, sv->n);
+}
+
+int state_reconcile(struct state *st, const struct want *want, int n,
+		    const struct status *sv)
 {
 	struct tslack_err e = {};
-	bool changed = false;
-	int lock, fd, i, r, err = 0;
+	bool changed = false, planned, undo;
+	int lock, fd, i, r, n_old, err = 0;
 
 	lock = policy_lock_map(&fd, &e);
 	if (lock < 0) {
 		/* Not attached (yet): a warning; tslackd retries. */
 		log_at(lock == -ENOENT ? SD_WARNING : SD_ERR, "%s", e.msg);
+		save(st, sv);
 		return lock;
 	}
 	full_seen = false;
-	for (i = 0; i < st->n;) {
-		if (wanted(&st->a[i], want, n)) {
-			i++;
-			continue;
-		}
-		r = restore(fd, &st->a[i]);
-		if (r < 0) {
-			err = -1;	/* still held: undone at the retry */
-			i++;
-			continue;
-		}
-		changed |= r;
-		st->a[i] = st->a[--st->n];
-	}
-	for (i = 0; i < n; i++) {
-		r = hold(fd, st, &want[i]);
-		if (r < 0)
+	/* What each held field is to become, planned before any write. */
+	n_old = st->n;
+	for (i = 0; i < n_old; i++)
+		if (!wanted(&st->a[i], want, n))
+			plan_undo(fd, &st->a[i]);
+	for (i = 0; i < n; i++)
+		if (plan_hold(fd, st, &want[i]))
 			err = -1;
-		else
-			changed |= r;
+	/*
+	 * Write-ahead: the state file says what is about to be written
+	 * before the map has it, so that a tslackd killed at any point in
+	 * between, or after, finds every value it imposed recorded. When it
+	 * cannot be saved (/run full), nothing is imposed; what is put back
+	 * still is: that is the value the map had before, which no one can
+	 * take for tslackd's.
+	 */
+	planned = writes_planned(st);
+	if (planned) {
+		if (save(st, sv)) {
+			log_err("the map is not written: what would be written could not be recorded first");
+			cancel(st, n_old, want, n);
+			err = -1;
+		}
+		test_crash_point("intent");
+	}
+	/* Undone first: their room in the map goes to what is held. */
+	for (undo = true;; undo = false) {
+		for (i = 0; i < st->n; i++) {
+			if (!st->a[i].id || undo != !wanted(&st->a[i], want, n))
+				continue;
+			r = carry_out(fd, &st->a[i], i >= n_old, undo);
+			if (r < 0)
+				err = -1;
+			else
+				changed |= r;
+		}
+		if (!undo)
+			break;
 	}
 	close(fd);
+	compact(st);
 	if (!full_seen && full_said) {
 		full_said = false;
 		log_info("the map has room again");
@@ -220,6 +335,11 @@ int state_reconcile(struct state *st, const struct want *want, int n)
 		err = -1;
 	}
 	policy_unlock(lock);
+	if (planned)
+		test_crash_point("confirm");
+	/* What was written: until this is saved, the intent says as much. */
+	if (save(st, sv))
+		err = -1;
 	return err;
 }
 
@@ -362,6 +482,7 @@ int state_save(const char *file, const struct state *st, const struct session *s
 	       const uint64_t *slack, int n)
 {
 	char tmp[4096];
+	int err;
 	FILE *f;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", file);
@@ -370,9 +491,18 @@ int state_save(const char *file, const struct state *st, const struct session *s
 		log_err("%s: %m", tmp);
 		return -1;
 	}
-	if (save_records(f, st, s, slack, n) | fflush(f) | ferror(f) | fclose(f) ||
-	    rename(tmp, file)) {
-		log_err("writing %s: %m", file);
+	/* In order: each is done whatever the one before it said. */
+	err = save_records(f, st, s, slack, n) ? errno ?: EIO : 0;
+	if (fflush(f) && !err)
+		err = errno;
+	if (ferror(f) && !err)
+		err = EIO;
+	if (fclose(f) && !err)
+		err = errno;
+	if (!err && rename(tmp, file))
+		err = errno;
+	if (err) {
+		log_err("writing %s: %s", file, strerror(err));
 		unlink(tmp);
 		return -1;
 	}

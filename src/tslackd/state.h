@@ -29,22 +29,36 @@ struct state {
 	int n;
 };
 
+/* Where state_reconcile() saves @st, with what tslackd --status shows. */
+struct status {
+	const char *file;
+	const struct session *s;	/* the sessions, @n of them */
+	const uint64_t *slack;		/* and their slack */
+	int n;
+};
+
 /*
  * Make the map hold what @want says and undo what is no longer wanted,
  * under the writers' lock. A held field someone else wrote meanwhile
  * gets tslackd's value again and theirs is what is put back; one found
- * changed when it is let go is left as it is. A write that fails is not
- * recorded as made (a field not let go stays held). 0, or after logging
- * why -ENOENT (tslack not attached) or -1: then nothing was lost, a later
- * call finishes the job.
+ * changed when it is let go is left as it is. Saved to @sv->file before
+ * the map is written (what is about to be written, as each entry's next)
+ * and after (what was): a value tslackd imposed is in the file before it
+ * is in the map, whenever tslackd is killed; nothing is imposed if that
+ * first save fails. A write that fails is not recorded as made (a field
+ * not let go stays held). 0, or after logging why -ENOENT (tslack not
+ * attached) or -1: then nothing was lost, a later call finishes the job.
  */
-int state_reconcile(struct state *st, const struct want *want, int n);
+int state_reconcile(struct state *st, const struct want *want, int n,
+		    const struct status *sv);
 
 /*
  * Read @file as state_save() wrote it; none is fine. A line that is not
  * a record, and an entry whose path no longer names the cgroup of its id,
- * are logged and left out: only what tslackd wrote is ever undone. 0, or
- * -1 after logging why (what could be read is in @st).
+ * are logged and left out: only what tslackd wrote is ever undone. An
+ * entry's field may have been written with its next value or not: the
+ * first reconcile tells from the map. 0, or -1 after logging why (what
+ * could be read is in @st).
  */
 int state_load(const char *file, struct state *st);
 

@@ -114,10 +114,8 @@ static void apply(struct daemon *d, struct session *s, int n)
 	if (nw >= 0) {
 		log_sessions(d, s, slack, n);
 		watch_end(&d->watch);
-		r = state_reconcile(&d->st, w, nw);
 		/* Saved even after a failure: it says what is still to undo. */
-		if (state_save(d->state_file, &d->st, s, slack, n))
-			r = -1;
+		r = state_reconcile(&d->st, w, nw, &(struct status){ d->state_file, s, slack, n });
 		free(d->last);
 		free(d->last_slack);
 		d->last = s;
@@ -129,7 +127,7 @@ static void apply(struct daemon *d, struct session *s, int n)
 	free(s);
 	free(slack);
 	free(w);
-	retry_if(d, r);
+	retry_if(d, r ?: d->read_failed ? -1 : 0);
 	/* What changed during the read is read again. */
 	if (d->again) {
 		d->again = false;
@@ -146,10 +144,37 @@ static void read_done(struct daemon *d)
 	d->read = NULL;
 }
 
+/*
+ * Sessions that a call failed for are taken as the last refresh saw them,
+ * or left out if it did not see them, and read again at the retry: one
+ * session that could not be read changes nothing for the others, nor for
+ * itself until it is read. The number left.
+ */
+static int keep_failed(struct daemon *d, struct session *s, int n)
+{
+	int i, j, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (s[i].failed) {
+			d->read_failed = true;
+			for (j = 0; j < d->n_last && strcmp(d->last[j].id, s[i].id); j++)
+				;
+			if (j == d->n_last)
+				continue;
+			s[i] = d->last[j];
+		}
+		s[k++] = s[i];
+	}
+	return k;
+}
+
 static void on_sessions(struct session *s, int n, void *data)
 {
 	struct daemon *d = data;
 
+	d->read_failed = false;
+	if (n > 0)
+		n = keep_failed(d, s, n);
 	d->read = s;
 	d->n_read = n;
 	read_done(d);
@@ -370,10 +395,12 @@ int run(struct daemon *d)
 	sd_notify(0, "STOPPING=1");
 	if (d->bus_lost)
 		return 1;
-	/* Undo everything; the state file is kept only if that failed. */
-	if (!state_reconcile(&d->st, NULL, 0))
+	/*
+	 * Undo everything; the state file is kept only if something is
+	 * still held (even when it could not be saved: /run full).
+	 */
+	state_reconcile(&d->st, NULL, 0, &(struct status){ .file = d->state_file });
+	if (!d->st.n)
 		unlink(d->state_file);
-	else
-		state_save(d->state_file, &d->st, NULL, NULL, 0);
 	return r ? 1 : 0;
 }

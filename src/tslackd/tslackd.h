@@ -38,6 +38,7 @@ struct daemon {
 	bool again;			/* and something changed since the read started */
 	struct session *read;		/* the sessions read, until the power sources are */
 	int n_read;			/* how many, or -errno */
+	bool read_failed;		/* some could not be read: retried */
 	struct cuts cuts;		/* walks cut short, logged */
 	bool bus_lost;			/* the system bus went away: exit, holding on */
 	struct watch watch;

@@ -158,8 +158,8 @@ if map_empty; then pass oldfile/nothing_written; else fail oldfile/nothing_writt
 # truncated last line; and a well-formed one whose path is not its id's
 # cgroup. Each is logged, none is acted on.
 systemctl stop tslackd.service
-v="applied min $victim 500000000 0"
-printf '%s\n' "tslackd-state 3 1" "$v /system.slice/sys-victim.servic\\e rule:x" \
+v="applied min $victim 500000000 0 0"
+printf '%s\n' "tslackd-state 4 1" "$v /system.slice/sys-victim.servic\\e rule:x" \
 	"$v /system.slice/../system.slice/sys-victim.service rule:x" \
 	"$v /system.slice/sys-victim.service rule:x x" "$v /user.slice rule:x" >"$STATE"
 printf '%s' "$v /system.slice/sys-victim.service rule:x" >>"$STATE"
