@@ -240,3 +240,27 @@ journal_since() {
 			/^$/ { if (m != "" && p <= max) print m; p = 9; m = "" }
 			END { if (m != "" && p <= max) print m }'
 }
+
+# mock_upower true|false: python3-dbusmock's UPower template on the system
+# bus (root may own its name while UPOWER_POLICY is there), on battery or
+# not; mock_upower_stop takes both away.
+UPOWER_POLICY=/etc/dbus-1/system.d/tslack-test-upower.conf
+mock_upower() {
+	cat >$UPOWER_POLICY <<'XML'
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <policy user="root"><allow own="org.freedesktop.UPower"/></policy>
+  <policy context="default"><allow send_destination="org.freedesktop.UPower"/></policy>
+</busconfig>
+XML
+	busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
+	systemd-run --quiet --unit=mock-upower.service -- \
+		python3 -m dbusmock --system --template upower -p "{\"OnBattery\": $1}"
+}
+
+mock_upower_stop() {
+	systemctl stop mock-upower.service 2>/dev/null
+	rm -f $UPOWER_POLICY
+	busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
+}

@@ -14,7 +14,6 @@ SAVER=20000000
 BATTERY=15000000
 PPD=net.hadess.PowerProfiles
 PPD_PATH=/net/hadess/PowerProfiles
-POLICY=/etc/dbus-1/system.d/tslack-test-upower.conf
 
 tslackd_config <<CONF
 [Slack]
@@ -25,9 +24,8 @@ CONF
 
 cleanup() {
 	profile balanced 2>/dev/null
-	systemctl stop power-profiles-daemon.service mock-upower.service 2>/dev/null
-	rm -f $POLICY
-	busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
+	systemctl stop power-profiles-daemon.service 2>/dev/null
+	mock_upower_stop
 	session_close_all
 	systemctl stop tslackd.service
 }
@@ -73,17 +71,7 @@ profile balanced
 expect_slack ppd/balanced_again "$DEFAULT" "$a"
 
 # UPower, mocked, on the system bus: root may own its name here.
-cat >$POLICY <<'XML'
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <policy user="root"><allow own="org.freedesktop.UPower"/></policy>
-  <policy context="default"><allow send_destination="org.freedesktop.UPower"/></policy>
-</busconfig>
-XML
-busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
-systemd-run --quiet --unit=mock-upower.service -- \
-	python3 -m dbusmock --system --template upower -p '{"OnBattery": true}'
+mock_upower true
 expect_slack battery/on "$BATTERY" "$a"
 expect_slack battery/user_app "$BATTERY" "$app"
 battery false
