@@ -204,10 +204,54 @@ static int duration(long count, char **cmd)
 	return 0;
 }
 
-/* This thread's own slack, as per-task mode writes it (/proc/TID). */
-static unsigned long long proc_slack(void)
+struct slack_watch {
+	unsigned long long ns;	/* the slack awaited */
+	bool raised;		/* any slack above @ns will do */
+	uint64_t t0;
+	int ret;
+};
+
+/*
+ * The main thread's slack, polled every 100 us by a SCHED_FIFO thread:
+ * per-task mode leaves real-time threads alone, and their sleeps take no
+ * slack, so the polling is as fine after the change as before it. Polled
+ * by the main thread itself, one sleep would take the new slack, and
+ * the time measured would be up to that slack late.
+ */
+static void *watch_slack(void *arg)
 {
-	return prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	struct slack_watch *w = arg;
+	unsigned long long v = 0;
+	char path[64], buf[32];
+	uint64_t t;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/timerslack_ns", getpid());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		perror(path);
+		w->ret = 1;
+		return NULL;
+	}
+	while ((t = monotonic_ns()) - w->t0 < 5000000000ULL) {
+		n = pread(fd, buf, sizeof(buf) - 1, 0);
+		if (n <= 0)
+			break;
+		buf[n] = '\0';
+		v = strtoull(buf, NULL, 10);
+		if (w->raised ? v > w->ns : v == w->ns) {
+			printf("%llu %llu\n", (unsigned long long)(t - w->t0) / 1000, v);
+			w->ret = 0;
+			close(fd);
+			return NULL;
+		}
+		usleep(100);
+	}
+	printf("timeout %llu\n", v);
+	w->ret = 1;
+	close(fd);
+	return NULL;
 }
 
 /*
@@ -218,10 +262,14 @@ static unsigned long long proc_slack(void)
  */
 static int wait_slack(const char *dir, unsigned long long ns)
 {
-	uint64_t t0, t;
+	struct slack_watch w = { .ns = ns, .raised = !dir, .ret = 1 };
+	struct sched_param sp = { .sched_priority = 10 };
 	char path[4096];
+	pthread_attr_t attr;
+	pthread_t thread;
 	FILE *f;
 
+	w.t0 = monotonic_ns();
 	if (dir) {
 		snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
 		f = fopen(path, "w");
@@ -232,15 +280,18 @@ static int wait_slack(const char *dir, unsigned long long ns)
 	} else {
 		prctl(PR_SET_TIMERSLACK, ns, 0, 0, 0);
 	}
-	for (t0 = monotonic_ns(); (t = monotonic_ns()) - t0 < 5000000000ULL;) {
-		if (dir ? proc_slack() == ns : proc_slack() > ns) {
-			printf("%llu %llu\n", (unsigned long long)(t - t0) / 1000, proc_slack());
-			return 0;
-		}
-		usleep(100);
+	pthread_attr_init(&attr);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+	pthread_attr_setschedparam(&attr, &sp);
+	errno = pthread_create(&thread, &attr, watch_slack, &w);
+	pthread_attr_destroy(&attr);
+	if (errno) {
+		perror("tslack-probe: a SCHED_FIFO thread");
+		return 1;
 	}
-	printf("timeout %llu\n", proc_slack());
-	return 1;
+	pthread_join(thread, NULL);
+	return w.ret;
 }
 
 static void *sleep_forever(void *arg)
