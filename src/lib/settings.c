@@ -12,6 +12,7 @@
 #include "map_keys.h"
 #include "policy.h"
 #include "settings.h"
+#include "trial.h"
 
 bool settings_read(int map_fd, uint64_t id, struct tslack_setting *val)
 {
@@ -251,14 +252,14 @@ void settings_list_free(struct settings_entry *entries, long n)
 	free(entries);
 }
 
-int settings_apply(const struct cgroup *cg, bool max, uint64_t ns, struct tslack_err *e)
-{
-	return settings_apply_after(cg, max, ns, NULL, NULL, e);
-}
-
-int settings_apply_after(const struct cgroup *cg, bool max, uint64_t ns,
-			 int (*before)(uint64_t old, void *data, struct tslack_err *e),
-			 void *data, struct tslack_err *e)
+/*
+ * Write @ns into @cg's field under the writers' lock; with @before (a
+ * trial's), call it with the old value and record the trial first,
+ * else end any trial of @cg's minimum that this setting replaces.
+ */
+static int apply(const struct cgroup *cg, bool max, uint64_t ns,
+		 int (*before)(uint64_t old, void *data, struct tslack_err *e),
+		 void *data, struct tslack_err *e)
 {
 	char shown[ESCAPED_NAME_MAX];
 	struct tslack_setting val;
@@ -270,7 +271,7 @@ int settings_apply_after(const struct cgroup *cg, bool max, uint64_t ns,
 		return -1;
 	settings_read(fd, cg->id, &val);
 	field = max ? &val.max_slack_ns : &val.min_slack_ns;
-	if (before && before(*field, data, e)) {
+	if (before && (before(*field, data, e) || trial_record(cg->id, ns, *field, e))) {
 		close(fd);
 		policy_unlock(lock);
 		return -1;
@@ -287,6 +288,20 @@ int settings_apply_after(const struct cgroup *cg, bool max, uint64_t ns,
 		err_errno(e, 0, "writing the setting", err);
 	else
 		err = policy_invalidate(e);
+	if (!err && !before && !max)
+		trial_forget(cg->id);
 	policy_unlock(lock);
 	return err ? -1 : 0;
+}
+
+int settings_apply(const struct cgroup *cg, bool max, uint64_t ns, struct tslack_err *e)
+{
+	return apply(cg, max, ns, NULL, NULL, e);
+}
+
+int settings_apply_trial(const struct cgroup *cg, uint64_t trial,
+			 int (*before)(uint64_t old, void *data, struct tslack_err *e),
+			 void *data, struct tslack_err *e)
+{
+	return apply(cg, false, trial, before, data, e);
 }

@@ -29,16 +29,19 @@ int settings_write_cgroup(int map_fd, uint64_t id, const char *path,
 /*
  * Set @cg's min_slack_ns, or with @max its max_slack_ns, to @ns, under the
  * lock that attach and detach take, and make every task use it from its
- * next sleep. 0, or -1 with why in @e.
+ * next sleep. A minimum set this way ends a trial of @cg's (trial.h).
+ * 0, or -1 with why in @e.
  */
 int settings_apply(const struct cgroup *cg, bool max, uint64_t ns, struct tslack_err *e);
 
 /*
- * settings_apply(), calling @before with the field's value under the lock,
- * before the write: a non-zero return (with why in @e) writes nothing and
- * returns -1.
+ * Set @trial as @cg's min_slack_ns for a while (trial.h): as
+ * settings_apply(), calling @before with the old value under the lock and
+ * recording the trial before the write. A non-zero return from @before,
+ * or a record that cannot be written, writes nothing and returns -1 (why
+ * in @e).
  */
-int settings_apply_after(const struct cgroup *cg, bool max, uint64_t ns,
+int settings_apply_trial(const struct cgroup *cg, uint64_t trial,
 			 int (*before)(uint64_t old, void *data, struct tslack_err *e),
 			 void *data, struct tslack_err *e);
 

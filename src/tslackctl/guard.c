@@ -9,6 +9,7 @@
 #include "lib/format.h"
 #include "lib/policy.h"
 #include "lib/settings.h"
+#include "lib/trial.h"
 #include "guard.h"
 #include "tslackctl.h"
 
@@ -34,6 +35,9 @@ static int restore(const struct cgroup *cg, uint64_t trial, uint64_t old)
 		ret = settings_write_cgroup(map, cg->id, cg->path, &v) ||
 		      policy_invalidate(&e) ? -1 : 0;
 	}
+	/* Put back, or someone else's now: no longer a trial either way. */
+	if (ret >= 0)
+		trial_forget(cg->id);
 	close(map);
 	policy_unlock(lock);
 	if (ret < 0)
@@ -96,7 +100,7 @@ int guard_set(struct guard *g, const struct cgroup *cg, uint64_t trial)
 	struct tslack_err e = {};
 
 	g->trial = trial;
-	if (!settings_apply_after(cg, false, trial, arm, g, &e))
+	if (!settings_apply_trial(cg, trial, arm, g, &e))
 		return 0;
 	fail(&e);
 	return -1;

@@ -11,6 +11,7 @@
 #include "../lib/format.h"
 #include "../lib/policy.h"
 #include "../lib/settings.h"
+#include "../lib/trial.h"
 #include "log.h"
 #include "state.h"
 #include "testhook.h"
@@ -27,6 +28,21 @@ static bool full_said, full_seen;
 static uint64_t get(const struct tslack_setting *v, enum field f)
 {
 	return f == FIELD_MIN ? v->min_slack_ns : v->max_slack_ns;
+}
+
+/*
+ * @id's @f as its owner set it: a trial minimum in progress (tslackctl
+ * stats --slack) is taken for the value it stands in for, never held or
+ * put back as someone's setting.
+ */
+static uint64_t read_field(int fd, uint64_t id, enum field f)
+{
+	struct tslack_setting v;
+	uint64_t cur;
+
+	settings_read(fd, id, &v);
+	cur = get(&v, f);
+	return f == FIELD_MIN ? trial_underlying(id, cur) : cur;
 }
 
 static void set(struct tslack_setting *v, enum field f, uint64_t ns)
@@ -141,14 +157,12 @@ static void drop(struct applied *a)
 static void plan_undo(int fd, struct applied *a)
 {
 	char p[ESCAPED_MAX];
-	struct tslack_setting v;
 
 	if (!cgroup_is(a->path, a->id)) {
 		drop(a);	/* removed: the policy deleted its setting */
 		return;
 	}
-	settings_read(fd, a->id, &v);
-	if (!settle(a, get(&v, a->field))) {
+	if (!settle(a, read_field(fd, a->id, a->field))) {
 		log_info("%s: %s_slack_ns changed by someone else: left as it is",
 			 cescape(p, sizeof(p), a->path), field_name[a->field]);
 		drop(a);
@@ -164,7 +178,6 @@ static void plan_undo(int fd, struct applied *a)
  */
 static int plan_hold(int fd, struct state *st, const struct want *w)
 {
-	struct tslack_setting v;
 	struct applied *a;
 	uint64_t cur;
 
@@ -174,8 +187,7 @@ static int plan_hold(int fd, struct state *st, const struct want *w)
 			drop(a);	/* removed since it was planned */
 		return 0;
 	}
-	settings_read(fd, w->id, &v);
-	cur = get(&v, w->field);
+	cur = read_field(fd, w->id, w->field);
 	if (a) {
 		settle(a, cur);
 	} else {

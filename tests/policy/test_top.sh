@@ -5,7 +5,7 @@
 # interrupts within 10% of /proc/interrupts over the same time; its
 # counting is loaded only while it runs.
 . /usr/local/lib/tslack/harness.sh
-plan 17
+plan 18
 # within PCT A B: A within PCT% of B
 within() { awk -v p="$1" -v a="$2" -v b="$3" 'BEGIN { exit !(b > 0 && a > b * (1 - p / 100) && a < b * (1 + p / 100)) }'; }
 # The LOC line of /proc/interrupts, summed over the CPUs.
@@ -95,6 +95,8 @@ wait "$st" 2>/dev/null
 restored() { tslackctl get wk | grep -q '^min_slack_ns 0$'; }
 poll 5 restored && pass stats/sigkill_restores ||
 	fail stats/sigkill_restores "$(tslackctl get wk | head -n 1)"
+poll 5 sh -c "[ ! -e /run/tslack/trial/$(stat -c %i "$CG/wk") ]" && pass stats/sigkill_trial_forgotten ||
+	fail stats/sigkill_trial_forgotten "$(ls /run/tslack/trial)"
 expect_error "stats/bad_for" 2 "tslackctl: --for: '10' is not from 100ms to 1h" \
 	tslackctl stats --for 10 wk
 

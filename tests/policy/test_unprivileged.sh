@@ -5,7 +5,7 @@
 # failures that must not hide: output errors, a value written during a
 # stats trial.
 . /usr/local/lib/tslack/harness.sh
-plan 28
+plan 31
 count() { tslackctl status | tail -n 1 | cut -d' ' -f5; }
 # How many bytes of stdin are neither printable ASCII nor a newline.
 raw_bytes() { tr -d '\n\040-\176' | wc -c; }
@@ -139,13 +139,18 @@ tslackctl set o 2ms
 tslackctl stats --for 3s --slack 30ms o >/dev/null 2>/tmp/stats.err &
 stats=$!
 poll 10 sh -c '[ "$(tslackctl get o | head -n 1)" = "min_slack_ns 30000000" ]'
+# Recorded as a trial, so that no other writer takes it for a setting.
+trial_rec=/run/tslack/trial/$(stat -c %i "$CG/o")
+eq "stats/trial_recorded" "30000000 2000000" "$(cat "$trial_rec" 2>&1)"
 tslackctl set o 7ms
+[ -e "$trial_rec" ] && fail stats/set_ends_trial "$(cat "$trial_rec")" || pass stats/set_ends_trial
 wait $stats
 eq "stats/keeps_value_written_meanwhile" "0 7000000" "$? $(min o)"
 eq "stats/says_it_left_it" "tslackctl: /o: min_slack_ns was changed during the trial: left as it is" \
 	"$(head -n 1 /tmp/stats.err)"
 tslackctl stats --for 1s --slack 30ms o >/dev/null
 eq "stats/restores_its_own" "0 7000000" "$? $(min o)"
+[ -e "$trial_rec" ] && fail stats/trial_forgotten "$(cat "$trial_rec")" || pass stats/trial_forgotten
 rmdir "$CG/o"
 
 # A user asks status: bpffs here is root's alone, so it cannot tell (exit
