@@ -25,6 +25,12 @@ static const char *const field_name[] = { "min", "max" };
  */
 static bool full_said, full_seen;
 
+/*
+ * The state file cannot be written (/run full): said once, with what it
+ * holds back, until a save works again. tslackd retries every 10 s.
+ */
+static bool save_failing, said_unrecorded;
+
 static uint64_t get(const struct tslack_setting *v, enum field f)
 {
 	return f == FIELD_MIN ? v->min_slack_ns : v->max_slack_ns;
@@ -316,7 +322,9 @@ int state_reconcile(struct state *st, const struct want *want, int n,
 	planned = writes_planned(st);
 	if (planned) {
 		if (save(st, sv)) {
-			log_err("the map is not written: what would be written could not be recorded first");
+			if (!said_unrecorded)
+				log_err("the map is not written: what would be written could not be recorded first");
+			said_unrecorded = true;
 			cancel(st, n_old, want, n);
 			err = -1;
 		}
@@ -494,31 +502,37 @@ int state_save(const char *file, const struct state *st, const struct session *s
 	       const uint64_t *slack, int n)
 {
 	char tmp[4096];
-	int err;
+	int err = 0;
 	FILE *f;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", file);
 	f = fopen(tmp, "we");
 	if (!f) {
-		log_err("%s: %m", tmp);
-		return -1;
+		err = errno;
+	} else {
+		/* In order: each is done whatever the one before it said. */
+		err = save_records(f, st, s, slack, n) ? errno ?: EIO : 0;
+		if (fflush(f) && !err)
+			err = errno;
+		if (ferror(f) && !err)
+			err = EIO;
+		if (fclose(f) && !err)
+			err = errno;
+		if (!err && rename(tmp, file))
+			err = errno;
+		if (err)
+			unlink(tmp);
 	}
-	/* In order: each is done whatever the one before it said. */
-	err = save_records(f, st, s, slack, n) ? errno ?: EIO : 0;
-	if (fflush(f) && !err)
-		err = errno;
-	if (ferror(f) && !err)
-		err = EIO;
-	if (fclose(f) && !err)
-		err = errno;
-	if (!err && rename(tmp, file))
-		err = errno;
-	if (err) {
-		log_err("writing %s: %s", file, strerror(err));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	/* Said when it starts failing and when it works again, not at each retry. */
+	if (err && !save_failing)
+		log_err("writing %s: %s (not logged again until it can be written)", file,
+			strerror(err));
+	else if (!err && save_failing)
+		log_info("%s is written again", file);
+	save_failing = err;
+	if (!err)
+		said_unrecorded = false;
+	return err ? -1 : 0;
 }
 
 static const char *session_state(const struct session_record *s)

@@ -11,7 +11,7 @@
 # setting) and nothing on her user@1000.service. It runs outside the unit,
 # with a state file of its own, on a small tmpfs that the test fills.
 . /usr/local/lib/tslack/systemd-lib.sh
-plan 40
+plan 42
 
 TSLACKD=/usr/local/libexec/tslack/tslackd-test
 DIR=/run/tslack-test/crash
@@ -161,8 +161,17 @@ grep -q "^<3>tslackd: writing $STATE: No space left on device" "$LOG" && pass fu
 	fail full/error_priority "$(cat "$LOG")"
 sleep 1
 eq full/nothing_imposed "$BEFORE" "$(map)"
+# Tried again and again while full: said once, and once when it works.
+hint "--set-locked yes"
+sleep 2
+hint "--set-locked no"
+sleep 2
+eq full/said_once "1 1" \
+	"$(grep -c 'the map is not written' "$LOG") $(grep -c "writing $STATE" "$LOG")"
 rm "$RUN/fill"
 expect_map full/retried "$IDLE $IDLE"
+grep -q "^<6>tslackd: $STATE is written again" "$LOG" && pass full/said_recovered ||
+	fail full/said_recovered "$(cat "$LOG")"
 sigkill
 tslackd_run
 expect_map full/restarted "$IDLE $IDLE"
