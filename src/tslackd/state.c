@@ -24,12 +24,12 @@ static const char *const field_name[] = { "min", "max" };
  */
 static bool full_said, full_seen;
 
-static uint64_t get(const struct tslack_setting *v, enum field f)
+static uint64_t setting_field(const struct tslack_setting *v, enum field f)
 {
 	return f == FIELD_MIN ? v->min_slack_ns : v->max_slack_ns;
 }
 
-static void set(struct tslack_setting *v, enum field f, uint64_t ns)
+static void set_setting_field(struct tslack_setting *v, enum field f, uint64_t ns)
 {
 	if (f == FIELD_MIN)
 		v->min_slack_ns = ns;
@@ -50,10 +50,10 @@ static int write_field(int fd, uint64_t id, enum field f, uint64_t ns, const cha
 	int err;
 
 	settings_read(fd, id, &v);
-	was = get(&v, f);
+	was = setting_field(&v, f);
 	if (was == ns)
 		return 0;
-	set(&v, f, ns);
+	set_setting_field(&v, f, ns);
 	err = settings_write_cgroup(fd, id, path, &v);
 	cescape(p, sizeof(p), path);
 	if (err == -ENOENT)
@@ -148,7 +148,7 @@ static void plan_undo(int fd, struct applied *a)
 		return;
 	}
 	settings_read(fd, a->id, &v);
-	if (!settle(a, get(&v, a->field))) {
+	if (!settle(a, setting_field(&v, a->field))) {
 		log_info("%s: %s_slack_ns changed by someone else: left as it is",
 			 cescape(p, sizeof(p), a->path), field_name[a->field]);
 		drop(a);
@@ -175,7 +175,7 @@ static int plan_hold(int fd, struct state *st, const struct want *w)
 		return 0;
 	}
 	settings_read(fd, w->id, &v);
-	cur = get(&v, w->field);
+	cur = setting_field(&v, w->field);
 	if (a) {
 		settle(a, cur);
 	} else {
