@@ -113,8 +113,8 @@ static void exempt(const char *path, void *data)
 		if (fnmatch(ws->cfg->exempt[i], name, 0))
 			continue;
 		/* A cgroup's id is the inode number of its directory. */
-		snprintf(abs, sizeof(abs), "%s%s", cgroup2_mount(), path);
-		if (stat(abs, &st) || !budget_set(ws->b))
+		if (cgroup_abs_path(abs, sizeof(abs), path) || stat(abs, &st) ||
+		    !budget_set(ws->b))
 			return;		/* removed meanwhile, or too many */
 		snprintf(src, sizeof(src), "exempt:%s", ws->cfg->exempt[i]);
 		add(ws, st.st_ino, FIELD_MAX, TSLACK_EXEMPT_MAX_NS, path, src);
@@ -165,8 +165,7 @@ static void rule_match(const char *path, void *data)
 	if (ws->from_rules >= RULES_MAX)
 		return;
 	/* A cgroup's id is the inode number of its directory. */
-	snprintf(abs, sizeof(abs), "%s%s", cgroup2_mount(), path);
-	if (stat(abs, &st))
+	if (cgroup_abs_path(abs, sizeof(abs), path) || stat(abs, &st))
 		return;		/* removed meanwhile */
 	ws->from_rules++;
 	if (r->min)
