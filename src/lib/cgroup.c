@@ -43,6 +43,17 @@ const char *cgroup2_mount(void)
 	return mnt[0] ? mnt : NULL;
 }
 
+int cgroup_abs_path(char *buf, size_t len, const char *path)
+{
+	const char *mnt = cgroup2_mount();
+
+	if (!mnt)
+		return -ENOENT;
+	if ((size_t)snprintf(buf, len, "%s%s", mnt, path) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
 /* Fill @cg from the absolute, canonical path @abs inside the mount. */
 static int cgroup_from_abs(const char *abs, struct cgroup *cg, char *err,
 			   unsigned long errlen, const char *arg)
@@ -88,6 +99,7 @@ int cgroup_by_path(const char *arg, struct cgroup *cg, char *err, unsigned long 
 {
 	const char *mnt = cgroup2_mount();
 	char joined[PATH_MAX * 2], abs[PATH_MAX], cwd[PATH_MAX];
+	int n;
 
 	if (!mnt) {
 		snprintf(err, errlen, "cgroup2 is not mounted");
@@ -99,15 +111,18 @@ int cgroup_by_path(const char *arg, struct cgroup *cg, char *err, unsigned long 
 	}
 	if (arg[0] == '/' && !under_mount(arg, mnt))
 		/* A cgroup path, as tslackctl and /proc/PID/cgroup print it. */
-		snprintf(joined, sizeof(joined), "%s%s", mnt, arg);
+		n = cgroup_abs_path(joined, sizeof(joined), arg) ? (int)sizeof(joined) : 0;
 	else if (arg[0] == '/')
-		snprintf(joined, sizeof(joined), "%s", arg);
+		n = snprintf(joined, sizeof(joined), "%s", arg);
 	else if (getcwd(cwd, sizeof(cwd)) && under_mount(cwd, mnt))
 		/* Relative to where the user stands, as for any file. */
-		snprintf(joined, sizeof(joined), "%s/%s", cwd, arg);
+		n = snprintf(joined, sizeof(joined), "%s/%s", cwd, arg);
 	else
-		snprintf(joined, sizeof(joined), "%s/%s", mnt, arg);
-	if (!realpath(joined, abs)) {
+		n = snprintf(joined, sizeof(joined), "%s/%s", mnt, arg);
+	/* Truncated, it could resolve to another cgroup. */
+	if (n >= (int)sizeof(joined))
+		errno = ENAMETOOLONG;
+	if (n >= (int)sizeof(joined) || !realpath(joined, abs)) {
 		snprintf(err, errlen, "%s: %s", escape_name(joined, sizeof(joined), arg),
 			 errno == ENOENT ? "no such cgroup" : strerror(errno));
 		return -1;
@@ -165,10 +180,7 @@ bool cgroup_is(const char *path, uint64_t id)
 	char abs[PATH_MAX * 2];
 	struct stat st;
 
-	if (!cgroup2_mount())
-		return false;
-	snprintf(abs, sizeof(abs), "%s%s", cgroup2_mount(), path);
-	return !stat(abs, &st) && st.st_ino == id;
+	return !cgroup_abs_path(abs, sizeof(abs), path) && !stat(abs, &st) && st.st_ino == id;
 }
 
 int cgroup_by_id(uint64_t id, struct cgroup *cg, char *err, unsigned long errlen)
@@ -208,6 +220,10 @@ static long children(const char *path, char **names, size_t *len)
 	FILE *out;
 	DIR *dir;
 
+	/*
+	 * On the heap, not cgroup_abs_path() into an array: this may be (and
+	 * at -O2 is) inlined into walk(), whose frames stay as deep as the tree.
+	 */
 	if (asprintf(&abs, "%s%s", cgroup2_mount(), path) < 0)
 		return -1;
 	dir = opendir(abs);

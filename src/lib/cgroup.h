@@ -5,6 +5,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct cgroup {
@@ -15,6 +16,13 @@ struct cgroup {
 
 /* The cgroup2 mount point, from /proc/self/mountinfo; NULL if none. */
 const char *cgroup2_mount(void);
+
+/*
+ * @path, from the mount ("/a/b"; "" or "/" for the root), as an absolute
+ * path in @buf of @len bytes. 0, -ENOENT if cgroup2 is not mounted, or
+ * -ENAMETOOLONG: never a truncated path, which could name another cgroup.
+ */
+int cgroup_abs_path(char *buf, size_t len, const char *path);
 
 /*
  * Resolve @arg, absolute or relative to the cgroup2 mount, to a cgroup.

@@ -18,7 +18,7 @@
  * holds @trial: a value someone else wrote meanwhile is theirs to keep.
  * 0 restored, 1 left as it is, -1 after saying why it failed.
  */
-static int restore(const struct cgroup *cg, uint64_t trial, uint64_t old)
+static int restore_if_trial(const struct cgroup *cg, uint64_t trial, uint64_t old)
 {
 	struct tslack_err e = {};
 	struct tslack_setting v;
@@ -53,7 +53,7 @@ static void __noreturn guard_child(int fd, const struct cgroup *cg, uint64_t tri
 	/* Nothing to do unless the trial was armed and "done" never came. */
 	if (read(fd, &old, sizeof(old)) != sizeof(old) || read(fd, &done, 1) == 1)
 		_exit(0);
-	_exit(restore(cg, trial, old) < 0);
+	_exit(restore_if_trial(cg, trial, old) < 0);
 }
 
 int guard_start(struct guard *g, const struct cgroup *cg, uint64_t trial)
@@ -111,7 +111,7 @@ int guard_restore(struct guard *g, const struct cgroup *cg)
 	char shown[ESCAPED_NAME_MAX];
 	int ret;
 
-	ret = restore(cg, g->trial, g->old);
+	ret = restore_if_trial(cg, g->trial, g->old);
 	if (ret == 1)
 		say("%s: min_slack_ns was changed during the trial: left as it is",
 		    escape_name(shown, sizeof(shown), cg->path));

@@ -15,10 +15,10 @@
 #include <string.h>
 
 #include "../lib/compiler.h"
+#include "../lib/format.h"
 #include "budget.h"
 #include "log.h"
 #include "logind.h"
-#include "record.h"
 
 #define LOGIN1 "org.freedesktop.login1"
 #define SYSTEMD1 "org.freedesktop.systemd1"
@@ -101,7 +101,7 @@ static void session_failed(struct reading *rd, int i, const char *what, int r, c
 	if (rd->all[i].failed)
 		return;
 	rd->all[i].failed = true;
-	log_err("reading session %s: %s: %s", cescape(id, sizeof(id), rd->all[i].id), what,
+	log_err("reading session %s: %s: %s", escape_name(id, sizeof(id), rd->all[i].id), what,
 		why ? why : strerror(-r));
 }
 
@@ -457,7 +457,8 @@ int logind_set_hint(sd_bus *bus, const char *id, bool locked, bool on)
 				       "b", (int)on);
 	if (r < 0)
 		log_err("setting the %s hint of session %s: %s", locked ? "locked" : "idle",
-			cescape(esc, sizeof(esc), id), err.message ? err.message : strerror(-r));
+			escape_name(esc, sizeof(esc), id),
+			err.message ? err.message : strerror(-r));
 	free(path);
 	sd_bus_error_free(&err);
 	return r < 0 ? -1 : 0;

@@ -38,15 +38,25 @@ static bool is_glob(const char *s)
 
 static void descend(struct walk *k, int level);
 
+/* "/" and @name after the string in @buf of @size bytes; false if too long. */
+static bool append(char *buf, size_t size, const char *name)
+{
+	size_t len = strlen(buf);
+
+	if (len + 1 + strlen(name) >= size)
+		return false;
+	buf[len] = '/';
+	strcpy(buf + len + 1, name);
+	return true;
+}
+
 /* Go down into @name below k->path, and back. */
 static void enter(struct walk *k, int level, const char *name)
 {
 	size_t len = strlen(k->path);
 
-	if (len + 1 + strlen(name) >= sizeof(k->path))
+	if (!append(k->path, sizeof(k->path), name))
 		return;
-	k->path[len] = '/';
-	strcpy(k->path + len + 1, name);
 	descend(k, level + 1);
 	k->path[len] = '\0';
 }
@@ -70,10 +80,12 @@ static void descend(struct walk *k, int level)
 	/* A match below may appear here. */
 	if (!budget_watch(k->b, k->w, *k->path ? k->path : "/"))
 		return;
-	snprintf(k->abs, sizeof(k->abs), "%s%s", cgroup2_mount(), k->path);
+	if (cgroup_abs_path(k->abs, sizeof(k->abs), k->path))
+		return;
 	if (!is_glob(comp)) {
-		snprintf(k->abs, sizeof(k->abs), "%s%s/%s", cgroup2_mount(), k->path, comp);
-		if (!stat(k->abs, &st) && S_ISDIR(st.st_mode))
+		/* Looked up, not listed; too long, it is out of reach. */
+		if (append(k->abs, sizeof(k->abs), comp) && !stat(k->abs, &st) &&
+		    S_ISDIR(st.st_mode))
 			enter(k, level, comp);
 		return;
 	}

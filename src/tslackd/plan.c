@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../lib/cgroup.h"
+#include "../lib/format.h"
 #include "../lib/settings.h"
 #include "budget.h"
 #include "log.h"
@@ -113,8 +114,8 @@ static void exempt(const char *path, void *data)
 		if (fnmatch(ws->cfg->exempt[i], name, 0))
 			continue;
 		/* A cgroup's id is the inode number of its directory. */
-		snprintf(abs, sizeof(abs), "%s%s", cgroup2_mount(), path);
-		if (stat(abs, &st) || !budget_set(ws->b))
+		if (cgroup_abs_path(abs, sizeof(abs), path) || stat(abs, &st) ||
+		    !budget_set(ws->b))
 			return;		/* removed meanwhile, or too many */
 		snprintf(src, sizeof(src), "exempt:%s", ws->cfg->exempt[i]);
 		add(ws, st.st_ino, FIELD_MAX, TSLACK_EXEMPT_MAX_NS, path, src);
@@ -131,7 +132,7 @@ static void add_min(struct wants *ws, struct cuts *cuts, const char *path, uint6
 {
 	struct budget b = {};
 	struct cgroup *cg;
-	char p[ESCAPED_MAX];
+	char p[ESCAPED_NAME_MAX];
 
 	if (!*path || !ns)
 		return;
@@ -148,7 +149,7 @@ static void add_min(struct wants *ws, struct cuts *cuts, const char *path, uint6
 		ws->b = NULL;
 		if (b.cut && cuts_first(cuts, cg->id))
 			log_warn("%s: too many cgroups below it: not followed beyond %d exempted, %d directories watched, %d entries read, %d levels down (the rest is neither exempted nor watched)",
-				 cescape(p, sizeof(p), cg->path), WALK_MAX_SET, WALK_MAX_WATCH,
+				 escape_name(p, sizeof(p), cg->path), WALK_MAX_SET, WALK_MAX_WATCH,
 				 WALK_MAX_SEEN, WALK_MAX_DEPTH);
 	}
 	free(cg);
@@ -165,8 +166,7 @@ static void rule_match(const char *path, void *data)
 	if (ws->from_rules >= RULES_MAX)
 		return;
 	/* A cgroup's id is the inode number of its directory. */
-	snprintf(abs, sizeof(abs), "%s%s", cgroup2_mount(), path);
-	if (stat(abs, &st))
+	if (cgroup_abs_path(abs, sizeof(abs), path) || stat(abs, &st))
 		return;		/* removed meanwhile */
 	ws->from_rules++;
 	if (r->min)
@@ -178,7 +178,7 @@ static void rule_match(const char *path, void *data)
 /* The rules' settings, after the sessions': those get the map's room first. */
 static void plan_rules(struct wants *ws, struct rules *rules)
 {
-	char p[ESCAPED_MAX];
+	char p[ESCAPED_NAME_MAX];
 	struct budget b;
 	int i;
 
@@ -190,7 +190,7 @@ static void plan_rules(struct wants *ws, struct rules *rules)
 		if ((b.cut || ws->from_rules >= RULES_MAX) && !rules->r[i].over_said) {
 			rules->r[i].over_said = true;
 			log_warn("%s: %s matches too many cgroups: at most %d set (%d for all rules), %d directories watched, %d entries read",
-				 rules->r[i].where + 5, cescape(p, sizeof(p), rules->r[i].glob),
+				 rules->r[i].where + 5, escape_name(p, sizeof(p), rules->r[i].glob),
 				 WALK_MAX_SET, RULES_MAX, WALK_MAX_WATCH, WALK_MAX_SEEN);
 		}
 	}

@@ -84,8 +84,9 @@ static int on_battery(sd_bus_message *m, void *data, sd_bus_error *ret_error);
  * Ask for property @prop of @iface at @name's @path, for @fn, counted in
  * flight; 0 or -errno.
  */
-static int get(sd_bus *bus, struct reading *rd, const char *name, const char *path,
-	       const char *iface, const char *prop, sd_bus_message_handler_t fn)
+static int request_property(sd_bus *bus, struct reading *rd, const char *name,
+			    const char *path, const char *iface, const char *prop,
+			    sd_bus_message_handler_t fn)
 {
 	sd_bus_message *m = NULL;
 	int r;
@@ -136,7 +137,8 @@ static int reply(sd_bus_message *m, char type, void *out, size_t len, char *why,
 }
 
 /* Say once what a daemon's coming or going means: @was to @now. */
-static void say(int was, int now, const char *daemon, const char *key, const char *why)
+static void log_daemon_presence(int was, int now, const char *daemon, const char *key,
+				const char *why)
 {
 	if (was == now)
 		return;
@@ -154,7 +156,7 @@ static void finish(struct reading *rd)
 	int there;
 
 	there = !rd->ppd_r;
-	say(p->ppd, there, "power-profiles-daemon", "PowerSaver=", rd->ppd_why);
+	log_daemon_presence(p->ppd, there, "power-profiles-daemon", "PowerSaver=", rd->ppd_why);
 	saver = there && !strcmp(rd->profile, "power-saver");
 	if (there && (p->ppd != there || saver != p->saver))
 		log_info("power profile: %s", rd->profile);
@@ -162,7 +164,7 @@ static void finish(struct reading *rd)
 	p->saver = saver;
 
 	there = !rd->upower_r;
-	say(p->upower, there, "UPower", "OnBattery=", rd->upower_why);
+	log_daemon_presence(p->upower, there, "UPower", "OnBattery=", rd->upower_why);
 	battery = there && rd->battery;
 	if (there && (p->upower != there || battery != p->battery))
 		log_info("%s", battery ? "on battery" : "on mains power");
@@ -183,8 +185,9 @@ static int on_profile(sd_bus_message *m, void *data, sd_bus_error *ret_error)
 			  sizeof(rd->ppd_why));
 	/* Not under the newer name: the older one. */
 	if (rd->ppd_r == -ENOENT && ++rd->ppd_i < ARRAY_SIZE(ppd)) {
-		r = get(sd_bus_message_get_bus(m), rd, ppd[rd->ppd_i].name, ppd[rd->ppd_i].path,
-			ppd[rd->ppd_i].name, "ActiveProfile", on_profile);
+		r = request_property(sd_bus_message_get_bus(m), rd, ppd[rd->ppd_i].name,
+				     ppd[rd->ppd_i].path, ppd[rd->ppd_i].name, "ActiveProfile",
+				     on_profile);
 		if (r < 0) {
 			rd->ppd_r = r;
 			snprintf(rd->ppd_why, sizeof(rd->ppd_why), "%s", strerror(-r));
@@ -217,9 +220,11 @@ int power_read(sd_bus *bus, struct power *p, power_done_fn done, void *data)
 	rd->p = p;
 	rd->done = done;
 	rd->data = data;
-	r = get(bus, rd, ppd[0].name, ppd[0].path, ppd[0].name, "ActiveProfile", on_profile);
+	r = request_property(bus, rd, ppd[0].name, ppd[0].path, ppd[0].name, "ActiveProfile",
+			     on_profile);
 	if (r >= 0)
-		r = get(bus, rd, UPOWER, UPOWER_PATH, UPOWER, "OnBattery", on_battery);
+		r = request_property(bus, rd, UPOWER, UPOWER_PATH, UPOWER, "OnBattery",
+				     on_battery);
 	if (r < 0 && rd->pending) {
 		/* The first is in flight: it ends the read, UPower as not there. */
 		rd->upower_r = r;

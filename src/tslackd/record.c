@@ -21,7 +21,7 @@ static bool plain(unsigned char c)
 	return c > ' ' && c < 0x7f && c != '\\';
 }
 
-const char *cescape(char *buf, size_t len, const char *s)
+const char *record_escape(char *buf, size_t len, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t o = 0, w;
@@ -62,10 +62,10 @@ static int hexval(char c)
 		return c - '0';
 	if (c >= 'a' && c <= 'f')
 		return c - 'a' + 10;
-	return -1;	/* cescape() writes lowercase only */
+	return -1;	/* record_escape() writes lowercase only */
 }
 
-int cunescape(char *out, size_t len, const char *in, size_t n)
+int record_unescape(char *out, size_t len, const char *in, size_t n)
 {
 	size_t i, o = 0;
 	int hi, lo;
@@ -81,7 +81,7 @@ int cunescape(char *out, size_t len, const char *in, size_t n)
 			if (hi < 0 || lo < 0)
 				return -1;
 			c = hi << 4 | lo;
-			/* Only what cescape() escapes, and never a NUL. */
+			/* Only what record_escape() escapes, and never a NUL. */
 			if (!c || plain(c) || c == '\\')
 				return -1;
 			i += 3;
@@ -159,7 +159,7 @@ static int string(const struct token *t, char *out, size_t len)
 		out[0] = '\0';
 		return 0;
 	}
-	return cunescape(out, len, t->s, t->n);
+	return record_unescape(out, len, t->s, t->n);
 }
 
 bool record_path_canonical(const char *p)
@@ -261,9 +261,9 @@ int record_parse(const char *line, size_t len, struct record *r)
 /* @s escaped, or "-" if it is empty (or "-"). */
 static void put_string(FILE *f, const char *s)
 {
-	char buf[ESCAPED_MAX];
+	char buf[RECORD_ESCAPED_MAX];
 
-	fprintf(f, " %s", *s ? cescape(buf, sizeof(buf), s) : "-");
+	fprintf(f, " %s", *s ? record_escape(buf, sizeof(buf), s) : "-");
 }
 
 int record_write(FILE *f, const struct record *r)

@@ -68,21 +68,23 @@ struct record {
 	struct applied a;	/* RECORD_APPLIED */
 };
 
-/* The longest escaped form of a string of PATH_MAX bytes, with its NUL. */
-#define ESCAPED_MAX (4 * PATH_MAX)
+/* The longest record_escape() of a string of PATH_MAX bytes, with its NUL. */
+#define RECORD_ESCAPED_MAX (4 * PATH_MAX)
 
 /*
- * @s escaped into @buf: a backslash as "\\", a byte outside '!'..'~' as
- * "\xHH" (lowercase). Cut short with "..." if @len is too small. Returns
- * @buf. Also for logging a cgroup path: it cannot make a journal line.
+ * @s escaped into @buf as a token of the state file: a backslash as "\\",
+ * a byte outside '!'..'~' as "\xHH" (lowercase). Cut short with "..." if
+ * @len is too small. Returns @buf. The file's format, apart from
+ * escape_name() (lib/format.h), which logs and --status print names with:
+ * that one may change, this one not without a new RECORD_VERSION.
  */
-const char *cescape(char *buf, size_t len, const char *s);
+const char *record_escape(char *buf, size_t len, const char *s);
 
 /*
  * The string that @n bytes of @in escape, into @out of @len bytes: 0, or
- * -1 if @in is not exactly what cescape() writes or does not fit.
+ * -1 if @in is not exactly what record_escape() writes or does not fit.
  */
-int cunescape(char *out, size_t len, const char *in, size_t n);
+int record_unescape(char *out, size_t len, const char *in, size_t n);
 
 /*
  * Parse the @len bytes of @line (without its newline) into @r; 0, or -1

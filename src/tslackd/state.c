@@ -31,7 +31,7 @@ static bool full_said, full_seen;
  */
 static bool save_failing, said_unrecorded;
 
-static uint64_t get(const struct tslack_setting *v, enum field f)
+static uint64_t setting_field(const struct tslack_setting *v, enum field f)
 {
 	return f == FIELD_MIN ? v->min_slack_ns : v->max_slack_ns;
 }
@@ -47,11 +47,11 @@ static uint64_t read_field(int fd, uint64_t id, enum field f)
 	uint64_t cur;
 
 	settings_read(fd, id, &v);
-	cur = get(&v, f);
+	cur = setting_field(&v, f);
 	return f == FIELD_MIN ? trial_underlying(id, cur) : cur;
 }
 
-static void set(struct tslack_setting *v, enum field f, uint64_t ns)
+static void set_setting_field(struct tslack_setting *v, enum field f, uint64_t ns)
 {
 	if (f == FIELD_MIN)
 		v->min_slack_ns = ns;
@@ -66,18 +66,18 @@ static void set(struct tslack_setting *v, enum field f, uint64_t ns)
  */
 static int write_field(int fd, uint64_t id, enum field f, uint64_t ns, const char *path)
 {
-	char a[32], b[32], p[ESCAPED_MAX];
+	char a[32], b[32], p[ESCAPED_NAME_MAX];
 	struct tslack_setting v;
 	uint64_t was;
 	int err;
 
 	settings_read(fd, id, &v);
-	was = get(&v, f);
+	was = setting_field(&v, f);
 	if (was == ns)
 		return 0;
-	set(&v, f, ns);
+	set_setting_field(&v, f, ns);
 	err = settings_write_cgroup(fd, id, path, &v);
-	cescape(p, sizeof(p), path);
+	escape_name(p, sizeof(p), path);
 	if (err == -ENOENT)
 		return err;	/* removed meanwhile */
 	if (err == -E2BIG) {
@@ -162,7 +162,7 @@ static void drop(struct applied *a)
  */
 static void plan_undo(int fd, struct applied *a)
 {
-	char p[ESCAPED_MAX];
+	char p[ESCAPED_NAME_MAX];
 
 	if (!cgroup_is(a->path, a->id)) {
 		drop(a);	/* removed: the policy deleted its setting */
@@ -170,7 +170,7 @@ static void plan_undo(int fd, struct applied *a)
 	}
 	if (!settle(a, read_field(fd, a->id, a->field))) {
 		log_info("%s: %s_slack_ns changed by someone else: left as it is",
-			 cescape(p, sizeof(p), a->path), field_name[a->field]);
+			 escape_name(p, sizeof(p), a->path), field_name[a->field]);
 		drop(a);
 		return;
 	}
@@ -367,10 +367,10 @@ int state_reconcile(struct state *st, const struct want *want, int n,
 static int load_applied(const char *file, unsigned int no, struct state *st,
 			const struct applied *a)
 {
-	char p[ESCAPED_MAX];
+	char p[ESCAPED_NAME_MAX];
 	struct applied *slot;
 
-	cescape(p, sizeof(p), a->path);
+	escape_name(p, sizeof(p), a->path);
 	if (find(st, a->id, a->field)) {
 		log_err("%s:%u: %s_slack_ns of %s recorded twice: ignored", file, no,
 			field_name[a->field], p);
@@ -404,7 +404,7 @@ static int load_line(const char *file, unsigned int no, const char *line, ssize_
 		return 0;
 	copy = strndup(line, len > 0 && line[len - 1] == '\n' ? len - 1 : len);
 	log_err("%s:%u: not a record of this tslackd: ignored: '%s'", file, no,
-		copy ? cescape(shown, sizeof(shown), copy) : "?");
+		copy ? escape_name(shown, sizeof(shown), copy) : "?");
 	free(copy);
 	return -1;
 }
@@ -543,7 +543,8 @@ static const char *session_state(const struct session_record *s)
 /* One parsed line for people; the count of its kind in @seen. */
 static void print_record(const struct record *r, int seen[3])
 {
-	char a[32], b[32], id[ESCAPED_MAX / 16], user[ESCAPED_MAX / 16], p[ESCAPED_MAX];
+	char a[32], b[32], id[ESCAPED_NAME_MAX / 16], user[ESCAPED_NAME_MAX / 16];
+	char p[ESCAPED_NAME_MAX];
 	char src[4 * SOURCE_MAX];
 
 	switch (r->type) {
@@ -556,10 +557,10 @@ static void print_record(const struct record *r, int seen[3])
 		if (!seen[RECORD_SESSION]++)
 			printf("%-10s %-12s %-10s %-8s %s\n", "SESSION", "USER", "STATE",
 			       "SLACK", "SCOPE");
-		printf("%-10s %-12s %-10s %-8s %s\n", cescape(id, sizeof(id), r->s.id),
-		       cescape(user, sizeof(user), r->s.user), session_state(&r->s),
+		printf("%-10s %-12s %-10s %-8s %s\n", escape_name(id, sizeof(id), r->s.id),
+		       escape_name(user, sizeof(user), r->s.user), session_state(&r->s),
 		       format_ns(a, sizeof(a), r->s.slack),
-		       *r->s.scope ? cescape(p, sizeof(p), r->s.scope) : "-");
+		       *r->s.scope ? escape_name(p, sizeof(p), r->s.scope) : "-");
 		break;
 	case RECORD_APPLIED:
 		if (!seen[RECORD_APPLIED]++)
@@ -567,8 +568,8 @@ static void print_record(const struct record *r, int seen[3])
 			       "FIELD", "SET", "WAS", "CGROUP", "", "SOURCE");
 		printf("%-6s %-8s %-8s %s\n%6s %s\n", field_name[r->a.field],
 		       format_ns(a, sizeof(a), r->a.value), format_ns(b, sizeof(b), r->a.prev),
-		       cescape(p, sizeof(p), r->a.path), "",
-		       *r->a.source ? cescape(src, sizeof(src), r->a.source) : "-");
+		       escape_name(p, sizeof(p), r->a.path), "",
+		       *r->a.source ? escape_name(src, sizeof(src), r->a.source) : "-");
 		break;
 	}
 }

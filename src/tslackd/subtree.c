@@ -32,7 +32,8 @@ static void down(struct subtree *t, int depth)
 
 	if (!budget_watch(t->b, t->w, t->path))
 		return;
-	snprintf(t->abs, sizeof(t->abs), "%s%s", cgroup2_mount(), t->path);
+	if (cgroup_abs_path(t->abs, sizeof(t->abs), t->path))
+		return;
 	dir = opendir(t->abs);
 	if (!dir)
 		return;		/* removed meanwhile */

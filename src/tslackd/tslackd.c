@@ -27,7 +27,6 @@
 #include "logind.h"
 #include "plan.h"
 #include "power.h"
-#include "record.h"
 #include "rules.h"
 #include "state.h"
 #include "tslackd.h"
@@ -78,8 +77,8 @@ static void log_sessions(struct daemon *d, const struct session *s, const uint64
 			continue;
 		what = s[i].locked ? "locked" : s[i].idle ? "idle" :
 		       !s[i].active ? "in the background" : "active";
-		log_info("session %s of %s is %s: slack %s", cescape(id, sizeof(id), s[i].id),
-			 cescape(user, sizeof(user), s[i].user), what,
+		log_info("session %s of %s is %s: slack %s", escape_name(id, sizeof(id), s[i].id),
+			 escape_name(user, sizeof(user), s[i].user), what,
 			 format_ns(buf, sizeof(buf), slack[i]));
 	}
 }

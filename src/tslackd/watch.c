@@ -22,7 +22,8 @@ void watch_dir(struct watch *w, const char *path)
 	char abs[PATH_MAX * 2];
 	int wd, *p;
 
-	snprintf(abs, sizeof(abs), "%s%s", cgroup2_mount(), path);
+	if (cgroup_abs_path(abs, sizeof(abs), path))
+		return;
 	wd = inotify_add_watch(w->fd, abs, IN_CREATE | IN_ONLYDIR);
 	if (wd < 0)
 		return;		/* removed meanwhile */

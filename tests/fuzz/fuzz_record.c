@@ -66,14 +66,14 @@ static void check_parse(const uint8_t *data, size_t size)
 /* The bytes as a string: escaped, one token that unescapes to them. */
 static void check_escape(const char *s)
 {
-	static char esc[ESCAPED_MAX], out[PATH_MAX];
+	static char esc[RECORD_ESCAPED_MAX], out[PATH_MAX];
 	const char *p;
 
-	cescape(esc, sizeof(esc), s);
+	record_escape(esc, sizeof(esc), s);
 	for (p = esc; *p; p++)
 		if (*p <= ' ' || *p >= 0x7f)
 			abort();
-	if (cunescape(out, sizeof(out), esc, strlen(esc)) || strcmp(out, s))
+	if (record_unescape(out, sizeof(out), esc, strlen(esc)) || strcmp(out, s))
 		abort();
 }
 
