@@ -269,6 +269,10 @@ $(VMROOT)/usr/local/bin/tslack-run-modes: bench/run-modes.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
+$(VMROOT)/usr/local/bin/tslack-trace-tick: bench/trace-tick.sh
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+
 $(VMROOT)/usr/local/lib/tslack/harness.sh: tests/lib/harness.sh
 	@mkdir -p $(@D)
 	install -m 0644 $< $@
@@ -304,6 +308,7 @@ vmroot: $(addprefix $(TESTDIR)/,$(KERNEL_TESTS) $(POLICY_TESTS)) \
 	$(VMROOT)/usr/local/bin/tslack-run-tests $(VMROOT)/usr/local/bin/bpftool \
 	$(VMROOT)/usr/local/bin/tslack-demo $(VMROOT)/usr/local/bin/tslack-bench \
 	$(VMROOT)/usr/local/bin/tslack-run-bench $(VMROOT)/usr/local/bin/tslack-run-align $(VMROOT)/usr/local/bin/tslack-run-modes \
+	$(VMROOT)/usr/local/bin/tslack-trace-tick \
 	$(VMROOT)/usr/local/bin/tslack-stress \
 	$(VMROOT)/usr/local/lib/tslack/harness.sh \
 	$(EXPECTED_FILES) \
@@ -392,9 +397,13 @@ fuzz:
 # From inside the kernel tree, as a maintainer would run it.
 # Debian's python3 (with python3-ply and python3-git for the SPDX check)
 # before any other one in PATH.
+# The fixes of kernel-patch/base/ cite upstream commits that the tarball,
+# a tree without history, cannot know.
 checkpatch: kernel
 	cd $(CACHE)/linux-source-6.12 && PATH=/usr/bin:$$PATH scripts/checkpatch.pl --strict \
 		$(abspath $(filter-out %/0000-cover-letter.patch,$(wildcard kernel-patch/*.patch)))
+	cd $(CACHE)/linux-source-6.12 && PATH=/usr/bin:$$PATH scripts/checkpatch.pl --strict \
+		--ignore UNKNOWN_COMMIT_ID $(abspath $(wildcard kernel-patch/base/*.patch))
 
 demo: tools
 	$(MAKE) vmroot

@@ -16,6 +16,10 @@ JOBS=$(($(nproc) + 1))
 # make bisect-check points PATCH_DIR at a prefix of it.
 PATCH_DIR=${TSLACK_PATCH_DIR:-$TOP/kernel-patch}
 series() { ls "$PATCH_DIR"/[0-9][0-9][0-9][0-9]-*.patch | grep -v '/0000-'; }
+# Fixes to 6.12 itself, not part of the series: both the patched and the
+# vanilla kernel are built on them (kernel-patch/base/README).
+BASE_DIR=$TOP/kernel-patch/base
+base_series() { ls "$BASE_DIR"/[0-9][0-9][0-9][0-9]-*.patch 2>/dev/null || true; }
 
 log() { printf 'vmtest: %s\n' "$*" >&2; }
 die() { printf 'vmtest: error: %s\n' "$*" >&2; exit 1; }
