@@ -257,7 +257,7 @@ static void *watch_slack(void *arg)
 /*
  * Per-task mode's latency: move into @dir (as "echo $$ > cgroup.procs"
  * does), or with no @dir lower the own slack to @ns; then print the
- * microseconds until the slack is @ns (or, lowered, raised above it) and
+ * microseconds from then until the slack is @ns (or, lowered, raised above it) and
  * the slack then. 5 s at most: then "timeout" and exit 1.
  */
 static int wait_slack(const char *dir, unsigned long long ns)
@@ -269,7 +269,12 @@ static int wait_slack(const char *dir, unsigned long long ns)
 	pthread_t thread;
 	FILE *f;
 
-	w.t0 = monotonic_ns();
+	/*
+	 * Timed from the return of the write, when this task runs in its new
+	 * cgroup: before it moves anything, the write may wait for an RCU
+	 * grace period (percpu_down_write() of cgroup_threadgroup_rwsem),
+	 * which no follower of moves can shorten.
+	 */
 	if (dir) {
 		snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
 		f = fopen(path, "w");
@@ -280,6 +285,7 @@ static int wait_slack(const char *dir, unsigned long long ns)
 	} else {
 		prctl(PR_SET_TIMERSLACK, ns, 0, 0, 0);
 	}
+	w.t0 = monotonic_ns();
 	pthread_attr_init(&attr);
 	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
 	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
