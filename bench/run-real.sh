@@ -17,6 +17,9 @@ IDLE=${1:-20}
 ROUNDS=${2:-2}
 LATENCY=${3:-1}
 SERVICES="redis-server memcached nginx postgresql@15-main tslack-real-py tslack-real-node"
+# Their cgroups (postgresql's cluster units are in their own slice).
+CGROUPS="redis-server.service memcached.service nginx.service
+system-postgresql.slice/postgresql@15-main.service tslack-real-py.service tslack-real-node.service"
 
 # The measuring itself stays outside system.slice and its slack.
 if [ -z "${TSLACK_REAL_SCOPE:-}" ]; then
@@ -49,9 +52,9 @@ mode() {
 }
 
 idle() {
-	tslackctl top --json -n 1 -d "$IDLE" --depth=2 >/tmp/frame.json || exit 1
+	tslackctl top --json -n 1 -d "$IDLE" --depth=3 >/tmp/frame.json || exit 1
 	res machine "$1" "$2" $(jq -r '"\(.timer_interrupts_per_s) \(.package_wakeups_per_s)"' /tmp/frame.json)
-	for cg in / /system.slice $(for s in $SERVICES; do echo "/system.slice/$s.service"; done) \
+	for cg in / /system.slice $(for c in $CGROUPS; do echo "/system.slice/$c"; done) \
 		/init.scope /bench.slice; do
 		res idle "$1" "$2" "$cg" "$(jq -r --arg p "$cg" \
 			'[.cgroups[] | select(.path == $p) | .wakeups_per_s] | first // 0' /tmp/frame.json)"
@@ -89,6 +92,16 @@ latency() {
 	res lat "$1" "$2" tslack-real-node $(ab_lat 8082)
 }
 
+# Until every service accepts connections (Node.js takes a while under
+# TCG), then a settling time.
+ports="6379 5432 11211 80 8081 8082"
+for i in $(seq 1 600); do
+	python3 -c 'import socket, sys
+for p in sys.argv[1:]:
+	socket.create_connection(("127.0.0.1", int(p)), 1).close()' $ports 2>/dev/null && break
+	sleep 1
+done
+say "ports $ports: $([ "$i" = 600 ] && echo "not all open" || echo open), up $(cut -d' ' -f1 /proc/uptime) s"
 # pgbench's tables, scale 1.
 runuser -u postgres -- createdb bench && runuser -u postgres -- pgbench -i -q -s 1 bench >/tmp/pgi.out 2>&1 ||
 	cat /tmp/pgi.out
