@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck disable=SC2046 # res takes a command's output as separate fields
 # make bench-real, inside the systemd guest of bench/build-rootfs-real
 # (bench/run-real boots it): real Debian services idle, their wakeups and
 # the machine's, then their request latency under light load, with no
