@@ -56,7 +56,7 @@ help:
 	@echo 'make bench   hook cost, wakeups saved, package wakeups on 2 and 8 vCPUs,'
 	@echo '             per-task mode against the hook (QEMU, icount)'
 	@echo 'make bench-real  Debian services (redis, postgresql, memcached, nginx,'
-	@echo '             asyncio, Node.js) idle: wakeups and latency with and without'
+	@echo '             an asyncio service) idle: wakeups and latency with and without'
 	@echo '             slack on system.slice (QEMU, icount; not part of make test)'
 	@echo 'make stress  30 s of races on the debug (lockdep, KASAN) kernel'
 	@echo 'make fuzz    fuzz the parsers of tslackctl and tslackd on the host (libFuzzer)'
