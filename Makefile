@@ -44,7 +44,7 @@ KSRC := $(CACHE)/linux-source-6.12
 SELFTEST := $(KSRC)/tools/testing/selftests/timer_slack
 POLICY_TESTS := $(patsubst tests/policy/%.sh,%,$(wildcard tests/policy/*.sh))
 
-.PHONY: deps kernel kernel-deb kernel-vanilla tools vmroot test test-pertask demo bench stress fuzz checkpatch bisect-check \
+.PHONY: deps kernel kernel-deb kernel-vanilla tools vmroot test test-pertask demo bench bench-real stress fuzz checkpatch bisect-check \
 	clean help install install-tools tarball-tools uninstall programs vmlinux-snapshot deb
 .DEFAULT_GOAL := help
 
@@ -55,6 +55,9 @@ help:
 	@echo '             Debian 12'"'"'s own kernel (6.1)'
 	@echo 'make bench   hook cost, wakeups saved, package wakeups on 2 and 8 vCPUs,'
 	@echo '             per-task mode against the hook (QEMU, icount)'
+	@echo 'make bench-real  Debian services (redis, postgresql, memcached, nginx,'
+	@echo '             an asyncio service) idle: wakeups and latency with and without'
+	@echo '             slack on system.slice (QEMU, icount; not part of make test)'
 	@echo 'make stress  30 s of races on the debug (lockdep, KASAN) kernel'
 	@echo 'make fuzz    fuzz the parsers of tslackctl and tslackd on the host (libFuzzer)'
 	@echo 'make checkpatch  scripts/checkpatch.pl --strict on kernel-patch/'
@@ -418,6 +421,11 @@ stress: tools
 bench: tools kernel-vanilla
 	$(MAKE) vmroot
 	bench/run
+
+# Needs a built kernel (make kernel); builds its own guest root and, if
+# build/deb has none, the package. Options: bench/run-real IDLE_S ROUNDS ROUNDS_8.
+bench-real: deps
+	bench/run-real
 
 bisect-check: tools
 	$(MAKE) vmroot

@@ -1,0 +1,155 @@
+#!/bin/sh
+# shellcheck disable=SC2046 # res takes a command's output as separate fields
+# make bench-real, inside the systemd guest of bench/build-rootfs-real
+# (bench/run-real boots it): real Debian services idle, their wakeups and
+# the machine's, then their request latency under light load, with no
+# slack and with 50 ms on system.slice, aligned and --no-align.
+# Usage: run-real.sh IDLE_S ROUNDS [LATENCY]
+# Modes, in this order each round: none, aligned, plain (--no-align),
+# none again (run-to-run noise). Each round: every mode's idle frame
+# first (tslackctl top --json, IDLE_S s, 2 s after the mode's commands),
+# then every mode's latency runs unless LATENCY is 0 (one client at a time,
+# outside the slack). Lines:
+#   RESULT idle MODE ROUND CGROUP WAKEUPS/S    per service, system.slice, /
+#   RESULT machine MODE ROUND LOC/S PACKAGE/S
+#   RESULT lat MODE ROUND SERVICE P50_MS P99_MS
+#   RESULT trace COMM FUNCTION ARMED WITHOUT_SLACK   (aligned, once)
+IDLE=${1:-20}
+ROUNDS=${2:-2}
+LATENCY=${3:-1}
+SERVICES="redis-server memcached nginx postgresql@15-main tslack-real-py"
+# Their cgroups (postgresql's cluster units are in their own slice).
+CGROUPS="redis-server.service memcached.service nginx.service
+system-postgresql.slice/postgresql@15-main.service tslack-real-py.service"
+
+# The measuring itself stays outside system.slice and its slack.
+if [ -z "${TSLACK_REAL_SCOPE:-}" ]; then
+	TSLACK_REAL_SCOPE=1 exec systemd-run --scope --quiet --slice=bench -- \
+		/usr/bin/env TSLACK_REAL_SCOPE=1 sh "$0" "$@"
+fi
+
+res() { echo "RESULT $*"; }
+say() { echo "# $*"; }
+
+say "$(uname -r), $(nproc) CPUs, in $(cat /proc/self/cgroup), up $(cut -d' ' -f1 /proc/uptime) s"
+for s in $SERVICES tslack; do
+	st=$(systemctl is-active "$s.service")
+	say "$s: $st"
+	[ "$st" = active ] || systemctl status --no-pager "$s.service" | head -n 20
+done
+# tslackd follows sessions (there are none here) and sets no slack of its
+# own; stopped so that the detach and attach below change nothing under it.
+systemctl stop tslackd.service
+say "$(tslackctl status | tr '\n' ' ')"
+
+mode() {
+	tslackctl detach || exit 1
+	case $1 in
+	none*) tslackctl attach ;;
+	aligned) tslackctl attach && tslackctl set /system.slice 50ms ;;
+	plain) tslackctl attach --no-align && tslackctl set /system.slice 50ms ;;
+	esac || exit 1
+	sleep 2
+}
+
+idle() {
+	tslackctl top --json -n 1 -d "$IDLE" --depth=3 >/tmp/frame.json || exit 1
+	res machine "$1" "$2" $(jq -r '"\(.timer_interrupts_per_s) \(.package_wakeups_per_s)"' /tmp/frame.json)
+	for cg in / /system.slice $(for c in $CGROUPS; do echo "/system.slice/$c"; done) \
+		/init.scope /bench.slice; do
+		res idle "$1" "$2" "$cg" "$(jq -r --arg p "$cg" \
+			'[.cgroups[] | select(.path == $p) | .wakeups_per_s] | first // 0' /tmp/frame.json)"
+	done
+}
+
+# pct FILE P: the P-th percentile of the numbers of FILE, one a line.
+pct() {
+	sort -g "$1" | awk -v p="$2" '{ v[NR] = $1 } END { i = int(NR * p / 100); if (i < 1) i = 1; print v[i] }'
+}
+
+# ab_lat PORT PATH: 500 requests, one at a time; p50 and p99 in ms.
+ab_lat() {
+	ab -q -n 500 -c 1 -e /tmp/ab.csv "http://127.0.0.1:$1/" >/tmp/ab.out 2>&1 ||
+		{ cat /tmp/ab.out; return; }
+	echo "$(awk -F, '$1 == 50 { print $2 }' /tmp/ab.csv) $(awk -F, '$1 == 99 { print $2 }' /tmp/ab.csv)"
+}
+
+latency() {
+	# redis-benchmark: 2000 GETs from one client, one at a time.
+	res lat "$1" "$2" redis $(redis-benchmark -c 1 -n 2000 -t get --csv 2>/dev/null |
+		awk -F, '$1 == "\"GET\"" { gsub(/"/, ""); print $5, $7 }')
+	# pgbench -S: one client, 50 read-only transactions a second for
+	# 10 s (latency from each one's scheduled start, pgbench's way).
+	rm -f /tmp/pgb.*
+	(cd /tmp && runuser -u postgres -- pgbench -n -S -c 1 -R 50 -T 10 -l --log-prefix=/tmp/pgb bench \
+		>/tmp/pgb.out 2>&1) || cat /tmp/pgb.out
+	awk '{ print $3 / 1000 }' /tmp/pgb.* 2>/dev/null >/tmp/pgb.ms
+	res lat "$1" "$2" postgresql "$(pct /tmp/pgb.ms 50)" "$(pct /tmp/pgb.ms 99)"
+	# memcached: 500 GETs, 100 a second (bench/real/latency.py, in us).
+	res lat "$1" "$2" memcached $(python3 /usr/local/lib/tslack-real/latency.py 11211 500 100 |
+		awk '{ printf "%.3f %.3f", $1 / 1000, $2 / 1000 }')
+	res lat "$1" "$2" nginx $(ab_lat 80)
+	res lat "$1" "$2" tslack-real-py $(ab_lat 8081)
+}
+
+# Until every service accepts connections, then a settling time.
+ports="6379 5432 11211 80 8081"
+for i in $(seq 1 600); do
+	python3 -c 'import socket, sys
+for p in sys.argv[1:]:
+	socket.create_connection(("127.0.0.1", int(p)), 1).close()' $ports 2>/dev/null && break
+	sleep 1
+done
+say "ports $ports: $([ "$i" = 600 ] && echo "not all open" || echo open), up $(cut -d' ' -f1 /proc/uptime) s"
+# pgbench's tables, scale 1.
+runuser -u postgres -- createdb bench && runuser -u postgres -- pgbench -i -q -s 1 bench >/tmp/pgi.out 2>&1 ||
+	cat /tmp/pgi.out
+say "settling 30 s"
+sleep 30
+for r in $(seq 1 "$ROUNDS"); do
+	[ "$r" = 1 ] || { say "settling 10 s"; sleep 10; }
+	say "round $r idle, up $(cut -d' ' -f1 /proc/uptime) s"
+	for m in none aligned plain none2; do
+		mode $m
+		idle $m "$r"
+	done
+	[ "$LATENCY" = 0 ] && continue
+	say "latency, up $(cut -d' ' -f1 /proc/uptime) s"
+	for m in none aligned plain none2; do
+		mode $m
+		latency $m "$r"
+	done
+done
+
+# Which timers the slack could not stretch: hrtimer_start for 10 s with
+# 50 ms aligned on system.slice. Sleeps (hrtimer_wakeup) by task name,
+# other timers by callback; how many were armed, how many with less than
+# 1 ms between their soft and hard expiry, and the mean of that in ms.
+#   RESULT trace TASK|- CALLBACK ARMED UNDER_1MS MEAN_SLACK_MS
+t=/sys/kernel/tracing
+[ -d $t/events/timer ] || mount -t tracefs tracefs $t 2>/dev/null
+if [ -f $t/events/timer/hrtimer_start/enable ]; then
+	mode aligned
+	echo 0 >$t/tracing_on && : >$t/trace
+	echo 1 >$t/events/timer/hrtimer_start/enable && echo 1 >$t/tracing_on
+	sleep 10
+	echo 0 >$t/tracing_on && echo 0 >$t/events/timer/hrtimer_start/enable
+	awk '/hrtimer_start:/ {
+		comm = $1; sub(/-[0-9]+$/, "", comm)
+		fn = ""; e = 0; s = 0
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^function=/) { fn = substr($i, 10) }
+			if ($i ~ /^expires=/) { e = substr($i, 9) }
+			if ($i ~ /^softexpires=/) { s = substr($i, 13) }
+		}
+		if (fn != "hrtimer_wakeup")
+			comm = "-"
+		k = comm " " fn; n[k]++; d[k] += e - s
+		if (e - s < 1000000) z[k]++
+	} END { for (k in n) printf "RESULT trace %s %d %d %.2f\n", k, n[k], z[k], d[k] / n[k] / 1e6 }' $t/trace |
+		sort -k5 -n -r
+else
+	say "no tracefs timer events"
+fi
+tslackctl detach
+say "done, up $(cut -d" " -f1 /proc/uptime) s"
