@@ -259,27 +259,35 @@ static __u64 max_age_jiffies(void)
 }
 
 /*
- * Set the flags of the policy's struct_ops before it is loaded. A policy
- * built with the types of a kernel without them (an older dist/vmlinux.h)
- * has no such member: it attaches with plain slack.
+ * Set the flags of the policy's struct_ops before it is loaded: of @flags
+ * (enum policy_flag), those the kernel has. A policy built with the types
+ * of a kernel without flags (an older dist/vmlinux.h) has no such member:
+ * it attaches without them (plain slack, none for futex2 waits) and names
+ * what is lost of what this kernel could have done.
  */
-static void set_ops_flags(struct tslack_bpf *skel, __u64 flags)
+static void set_ops_flags(struct tslack_bpf *skel, unsigned int flags)
 {
 	const struct btf *btf = bpf_object__btf(skel->obj);
+	__u64 bits = policy_kernel_flags(flags), align, futex2;
 	int off, type;
 
 	/* Through the policy's own BTF: its code does not name the member. */
 	off = btf_member_offset(btf, btf__find_by_name_kind(btf, "timer_slack_ops",
 							    BTF_KIND_STRUCT), "flags", &type);
-	if (off >= 0)
-		memcpy((char *)skel->struct_ops.tslack + off, &flags, sizeof(flags));
-	else if (flags)
-		warn_say("this build of tslack cannot align sleeps across CPUs: attached without");
+	if (off >= 0) {
+		memcpy((char *)skel->struct_ops.tslack + off, &bits, sizeof(bits));
+	} else if (bits) {
+		align = bits & policy_kernel_flags(POLICY_ALIGN);
+		futex2 = bits & ~align;
+		warn_say("this build of tslack cannot %s%s%s: attached without",
+			 align ? "align sleeps across CPUs" : "", align && futex2 ? " or " : "",
+			 futex2 ? "give futex2 waits slack" : "");
+	}
 }
 
 /* Load, attach and pin in @bpffs's private directory @tmp; 0, or -1. */
 static int load_and_pin(int bpffs, const struct stat *root, const char *tmp,
-			enum policy_mode mode, unsigned int max_cgroups, bool align,
+			enum policy_mode mode, unsigned int max_cgroups, unsigned int flags,
 			struct tslack_err *e)
 {
 	struct tslack_bpf *skel;
@@ -292,7 +300,7 @@ static int load_and_pin(int bpffs, const struct stat *root, const char *tmp,
 	skel->rodata->max_age_jiffies = max_age_jiffies();
 	select_mode(skel, mode);
 	if (mode == POLICY_HOOK)
-		set_ops_flags(skel, align ? policy_kernel_align_flag() : 0);
+		set_ops_flags(skel, flags);
 	err = bpf_map__set_max_entries(skel->maps.settings, max_cgroups);
 	if (!err)
 		err = tslack_bpf__load(skel);
@@ -346,7 +354,7 @@ out:
 	return err ? -1 : 0;
 }
 
-int policy_attach(unsigned int max_cgroups, bool align, struct tslack_err *e)
+int policy_attach(unsigned int max_cgroups, unsigned int flags, struct tslack_err *e)
 {
 	char tmp[64];
 	struct stat root;
@@ -368,7 +376,7 @@ int policy_attach(unsigned int max_cgroups, bool align, struct tslack_err *e)
 		remove_dead_attaches(bpffs, &root);
 		/* bpffs refuses dots in names. */
 		snprintf(tmp, sizeof(tmp), ATTACHING_PREFIX "%d", getpid());
-		err = load_and_pin(bpffs, &root, tmp, mode, max_cgroups, align, e);
+		err = load_and_pin(bpffs, &root, tmp, mode, max_cgroups, flags, e);
 	}
 	close(bpffs);
 	return err;

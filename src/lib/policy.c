@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpffs.h"
+#include "compiler.h"
 #include "policy.h"
 
 int policy_kernel_mode(void)
@@ -43,40 +44,65 @@ int policy_no_btf(struct tslack_err *e, int ret)
 		       "this kernel has no BTF (/sys/kernel/btf/vmlinux): tslack needs CONFIG_DEBUG_INFO_BTF=y");
 }
 
-/* The value of TIMER_SLACK_ALIGN in @t, an enum of @btf; 0 if it has none. */
-static __u64 align_value(const struct btf *btf, const struct btf_type *t)
+/*
+ * Each of enum policy_flag by its enumerator in the kernel's enum
+ * timer_slack_ops_flags: the kernel says which it has, and their values.
+ */
+static const struct {
+	unsigned int flag;
+	const char *name;
+} kernel_flags[] = {
+	{ POLICY_ALIGN, "TIMER_SLACK_ALIGN" },
+	{ POLICY_FUTEX2, "TIMER_SLACK_FUTEX2" },
+};
+
+/* The value of the enumerator @name of @t, an enum of @btf; 0 if it has none. */
+static __u64 enum_value(const struct btf *btf, const struct btf_type *t, const char *name)
 {
 	const struct btf_enum64 *e64 = btf_is_enum64(t) ? btf_enum64(t) : NULL;
 	const struct btf_enum *e = btf_is_enum(t) ? btf_enum(t) : NULL;
 	int i;
 
 	for (i = 0; i < btf_vlen(t); i++) {
-		if (e && !strcmp(btf__name_by_offset(btf, e[i].name_off), "TIMER_SLACK_ALIGN"))
+		if (e && !strcmp(btf__name_by_offset(btf, e[i].name_off), name))
 			return (__u32)e[i].val;
-		if (e64 && !strcmp(btf__name_by_offset(btf, e64[i].name_off), "TIMER_SLACK_ALIGN"))
+		if (e64 && !strcmp(btf__name_by_offset(btf, e64[i].name_off), name))
 			return btf_enum64_value(&e64[i]);
 	}
 	return 0;
 }
 
-/* TIMER_SLACK_ALIGN in the kernel's BTF @btf, 0 if it has none. */
-static __u64 align_flag(const struct btf *btf)
+/* The kernel's enum timer_slack_ops_flags in its BTF @btf; NULL if it has none. */
+static const struct btf_type *flags_enum(const struct btf *btf)
 {
 	int id;
 
 	id = btf__find_by_name_kind(btf, "timer_slack_ops_flags", BTF_KIND_ENUM);
 	if (id < 0)
 		id = btf__find_by_name_kind(btf, "timer_slack_ops_flags", BTF_KIND_ENUM64);
-	return id > 0 ? align_value(btf, btf__type_by_id(btf, id)) : 0;
+	return id > 0 ? btf__type_by_id(btf, id) : NULL;
 }
 
-__u64 policy_kernel_align_flag(void)
+/* The bits for @flags (enum policy_flag) in @t, flags_enum() of @btf: those it has. */
+static __u64 kernel_bits(const struct btf *btf, const struct btf_type *t, unsigned int flags)
+{
+	__u64 bits = 0;
+	unsigned int i;
+
+	for (i = 0; t && i < ARRAY_SIZE(kernel_flags); i++) {
+		if (flags & kernel_flags[i].flag)
+			bits |= enum_value(btf, t, kernel_flags[i].name);
+	}
+	return bits;
+}
+
+__u64 policy_kernel_flags(unsigned int flags)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
-	__u64 flag = btf ? align_flag(btf) : 0;
+	__u64 bits = btf ? kernel_bits(btf, flags_enum(btf), flags) : 0;
 
 	btf__free(btf);
-	return flag;
+	return bits;
 }
 
 int btf_member_offset(const struct btf *btf, int id, const char *name, int *type)
@@ -117,15 +143,18 @@ static int ops_flags(const struct btf *btf, int map, __u64 *flags)
 	return off < 0 ? off : 0;
 }
 
-int policy_aligned(void)
+int policy_attached_flags(void)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
 	struct bpf_link_info info = {};
 	__u32 len = sizeof(info);
-	__u64 flags = 0, align = btf ? align_flag(btf) : 0;
+	const struct btf_type *t = btf ? flags_enum(btf) : NULL;
+	unsigned int i, flags = 0;
 	int link, map, err;
+	__u64 ops = 0;
 
-	if (!align) {
+	/* On a kernel with none of them, no policy has one. */
+	if (!kernel_bits(btf, t, ~0U)) {
 		btf__free(btf);
 		return 0;
 	}
@@ -143,11 +172,15 @@ int policy_aligned(void)
 	 */
 	memcpy(&map, (char *)&info + offsetof(struct bpf_link_info, raw_tracepoint), sizeof(map));
 	map = bpf_map_get_fd_by_id(map);
-	err = map < 0 ? -errno : ops_flags(btf, map, &flags);
+	err = map < 0 ? -errno : ops_flags(btf, map, &ops);
 	if (map >= 0)
 		close(map);
+	for (i = 0; !err && i < ARRAY_SIZE(kernel_flags); i++) {
+		if (ops & kernel_bits(btf, t, kernel_flags[i].flag))
+			flags |= kernel_flags[i].flag;
+	}
 	btf__free(btf);
-	return err ? err : !!(flags & align);
+	return err ? err : (int)flags;
 }
 
 int policy_not_attached(struct tslack_err *e, int ret)

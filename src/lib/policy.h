@@ -8,7 +8,6 @@
 #ifndef TSLACK_POLICY_H
 #define TSLACK_POLICY_H
 
-#include <stdbool.h>
 #include <linux/types.h>
 
 #include "../../bpf/tslack.h"
@@ -22,12 +21,26 @@
 #define TSLACK_INVALIDATE_PIN TSLACK_PIN_DIR "/invalidate"
 
 /*
- * Load, attach and pin the policy, with room for @max_cgroups settings;
- * with @align, the sleeps it slows down end on a grid shared by all CPUs
- * if the kernel can do that. 0 or -1. What it finds in bpffs and leaves
- * alone is a warning.
+ * What attach asks of the kernel, each only if the kernel has it: the
+ * flags of struct timer_slack_ops, which policy.c maps to their names in
+ * the kernel's enum timer_slack_ops_flags.
  */
-int policy_attach(unsigned int max_cgroups, bool align, struct tslack_err *e);
+enum policy_flag {
+	/* The sleeps it slows down end on a grid shared by all CPUs. */
+	POLICY_ALIGN = 1 << 0,
+	/*
+	 * futex_waitv() and the futex2 futex_wait() take its slack too: the
+	 * kernel gives them none unless asked, and Wine and Proton wait with them.
+	 */
+	POLICY_FUTEX2 = 1 << 1,
+};
+
+/*
+ * Load, attach and pin the policy, with room for @max_cgroups settings,
+ * asking for @flags (enum policy_flag). 0 or -1. What it finds in bpffs
+ * and leaves alone is a warning.
+ */
+int policy_attach(unsigned int max_cgroups, unsigned int flags, struct tslack_err *e);
 
 /*
  * Detach the policy and unpin everything, also what a killed attach or
@@ -68,14 +81,18 @@ struct btf;
  */
 int btf_member_offset(const struct btf *btf, int id, const char *name, int *type);
 
-/* The kernel's TIMER_SLACK_ALIGN, from its BTF; 0 if it cannot align sleeps. */
-__u64 policy_kernel_align_flag(void);
+/*
+ * The kernel's struct timer_slack_ops flags for @flags (enum policy_flag),
+ * from the enumerators of its enum timer_slack_ops_flags in its BTF: those
+ * it has (the others it would refuse); 0 if none.
+ */
+__u64 policy_kernel_flags(unsigned int flags);
 
 /*
- * Whether the attached policy aligns its sleeps (1) or not (0), read from
- * its struct_ops in the kernel; -errno if it cannot be read (only root may).
+ * Which of enum policy_flag the attached policy has, read from its
+ * struct_ops in the kernel; -errno if it cannot be read (only root may).
  */
-int policy_aligned(void);
+int policy_attached_flags(void);
 
 /* That tslack is not attached, in @e; returns @ret. */
 int policy_not_attached(struct tslack_err *e, int ret);

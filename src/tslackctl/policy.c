@@ -16,6 +16,7 @@
 int cmd_attach(int argc, char **argv __always_unused, const struct opts *o)
 {
 	uint64_t max = TSLACK_DEFAULT_MAX_CGROUPS;
+	unsigned int flags = POLICY_ALIGN | POLICY_FUTEX2;
 	struct tslack_err e = {};
 	char err[512];
 
@@ -25,7 +26,9 @@ int cmd_attach(int argc, char **argv __always_unused, const struct opts *o)
 		return usage_error("--max-cgroups: %s", err);
 	if (!may_change_policy())
 		return EXIT_RUNTIME;
-	return policy_attach(max, !o->no_align, &e) ? fail(&e) : 0;
+	if (o->no_align)
+		flags &= ~POLICY_ALIGN;
+	return policy_attach(max, flags, &e) ? fail(&e) : 0;
 }
 
 int cmd_detach(int argc, char **argv __always_unused, const struct opts *o __always_unused)
@@ -45,7 +48,7 @@ int cmd_status(int argc, char **argv __always_unused, const struct opts *o)
 	struct tslack_err e = {};
 	__u32 len = sizeof(info);
 	struct json_object *j;
-	int fd, attached, aligned = -1, mode = 0;
+	int fd, attached, flags = -1, mode = 0;
 	bool hook = policy_kernel_mode() == POLICY_HOOK;
 	long n = -1;
 
@@ -72,7 +75,7 @@ int cmd_status(int argc, char **argv __always_unused, const struct opts *o)
 		}
 		mode = policy_mode();
 		if (mode == POLICY_HOOK)
-			aligned = policy_aligned();
+			flags = policy_attached_flags();
 	}
 	if (o->json) {
 		j = json_object_new_object();
@@ -82,8 +85,9 @@ int cmd_status(int argc, char **argv __always_unused, const struct opts *o)
 			j = json_add(j, "mode", json_object_new_string(policy_mode_name(mode)));
 		j = json_add(j, "pin_dir", json_object_new_string(TSLACK_PIN_DIR));
 		j = json_add(j, "max_cache_age_ms", json_object_new_int(TSLACK_MAX_CACHE_AGE_MS));
-		if (aligned >= 0)
-			j = json_add(j, "aligned", json_object_new_boolean(aligned));
+		if (flags >= 0)
+			j = json_add(j, "aligned",
+				     json_object_new_boolean(!!(flags & POLICY_ALIGN)));
 		if (n >= 0) {
 			j = json_add(j, "settings", json_object_new_int64(n));
 			j = json_add(j, "max_settings", json_object_new_int64(info.max_entries));
@@ -97,8 +101,8 @@ int cmd_status(int argc, char **argv __always_unused, const struct opts *o)
 		if (mode > 0)
 			printf("mode: %s\n", mode == POLICY_HOOK ? "hook" :
 			       "per-task (no kernel hook; tslackctl follow writes each thread's slack)");
-		if (aligned >= 0)
-			printf("aligned across CPUs: %s\n", aligned ? "yes" : "no");
+		if (flags >= 0)
+			printf("aligned across CPUs: %s\n", flags & POLICY_ALIGN ? "yes" : "no");
 		if (n >= 0)
 			printf("cgroups with a setting: %ld of %u\n", n, info.max_entries);
 	}
