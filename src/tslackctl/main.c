@@ -38,10 +38,11 @@ static const struct command {
 	const char *usage;
 	cmd_fn *handler;
 } commands[] = {
-	{ "attach", "cA",
-	  "  attach [--max-cgroups=N] [--no-align]\n"
+	{ "attach", "cAf",
+	  "  attach [--max-cgroups=N] [--no-align] [--no-futex2]\n"
 	  "                             load the policy and pin it in " TSLACK_PIN_DIR ";\n"
-	  "                             its sleeps end on a grid shared by all CPUs\n",
+	  "                             its sleeps end on a grid shared by all CPUs, and\n"
+	  "                             futex_waitv (Wine, Proton) takes its slack too\n",
 	  cmd_attach },
 	{ "detach", "",
 	  "  detach                     remove the policy and every setting\n",
@@ -253,7 +254,7 @@ enum {
 	OPT_JSON = 'j', OPT_MAX = 'm', OPT_ID = 'i', OPT_PID = 'p', OPT_MAX_CGROUPS = 'c',
 	OPT_BATCH = 'b', OPT_ITERATIONS = 'n', OPT_DELAY = 'd', OPT_DEPTH = 'D',
 	OPT_SORT = 'S', OPT_FOR = 'F', OPT_SLACK = 's', OPT_FIX = 'x', OPT_NO_ALIGN = 'A',
-	OPT_PER_TASK = 'T',
+	OPT_NO_FUTEX2 = 'f', OPT_PER_TASK = 'T',
 };
 
 static const struct option all_options[] = {
@@ -272,6 +273,7 @@ static const struct option all_options[] = {
 	{ "slack", required_argument, NULL, OPT_SLACK },
 	{ "fix", no_argument, NULL, OPT_FIX },
 	{ "no-align", no_argument, NULL, OPT_NO_ALIGN },
+	{ "no-futex2", no_argument, NULL, OPT_NO_FUTEX2 },
 	{ "per-task", no_argument, NULL, OPT_PER_TASK },
 	{ NULL, 0, NULL, 0 },
 };
@@ -342,6 +344,9 @@ static int parse_options(int argc, char **argv, const char *allowed, struct opts
 			break;
 		case OPT_NO_ALIGN:
 			o->no_align = true;
+			break;
+		case OPT_NO_FUTEX2:
+			o->no_futex2 = true;
 			break;
 		case OPT_PER_TASK:
 			o->per_task = true;
