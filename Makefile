@@ -39,6 +39,8 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 	-I$(LIBBPF_INC) -Ibpf
 
 TEST_LIB := tests/lib/harness.c tests/lib/sleep_paths.c
+# test_slack_hook asks for the kernel's flags as tslack does (policy_kernel_flags()).
+HOOK_TEST_LIB := src/lib/policy.c src/lib/bpffs.c src/lib/err.c
 KERNEL_TESTS := test_slack_hook timer_slack_bpf timer_slack_align
 KSRC := $(CACHE)/linux-source-6.12
 SELFTEST := $(KSRC)/tools/testing/selftests/timer_slack
@@ -138,10 +140,10 @@ $(BUILD)/skel/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	@mkdir -p $(@D)
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
 
-$(TESTDIR)/test_slack_hook: tests/kernel/test_slack_hook.c $(TEST_LIB) \
-		$(BUILD)/skel/const_slack.skel.h tests/lib/*.h
+$(TESTDIR)/test_slack_hook: tests/kernel/test_slack_hook.c $(TEST_LIB) $(HOOK_TEST_LIB) \
+		$(BUILD)/skel/const_slack.skel.h tests/lib/*.h src/lib/*.h bpf/tslack.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_LIB) $(HOOK_TEST_LIB) $(LDLIBS)
 
 # The series' own kselftests, built from the patched tree as a maintainer
 # would, with our bpftool, statically for the VM. Its make is incremental.

@@ -14,7 +14,7 @@
 enum path_slack {
 	SLACK_NONE,	/* none, policy or not (timerfd) */
 	SLACK_TASK,	/* the task's effective slack */
-	SLACK_POLICY,	/* a policy's answer, none without one (futex2) */
+	SLACK_POLICY,	/* a policy's answer if it asks for them, else none (futex2) */
 };
 
 struct sleep_path {
@@ -43,6 +43,13 @@ int measure_lateness(const struct sleep_path *path, uint64_t req_ns,
  */
 int measure_sleeps(const struct sleep_path *path, uint64_t req_ns, unsigned int samples,
 		   uint64_t grid_ns, int64_t *median, bool *early, int64_t *off_grid);
+
+/*
+ * Whether the policy of the checks below asks for the SLACK_POLICY paths
+ * (TIMER_SLACK_FUTEX2), as tslack does by default: true unless a test
+ * says otherwise (tslackctl attach --no-futex2).
+ */
+extern bool policy_futex2;
 
 /*
  * Report, for every path, whether a 1 ms sleep oversleeps as @slack_ns,

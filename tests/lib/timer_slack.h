@@ -7,7 +7,7 @@
 #include <sys/prctl.h>
 
 #ifndef PR_GET_EFFECTIVE_TIMERSLACK
-#define PR_GET_EFFECTIVE_TIMERSLACK 0x54534c45
+#define PR_GET_EFFECTIVE_TIMERSLACK 74	/* the series' prctl.h (v5): in no system header */
 #endif
 
 static inline long own_slack(void)

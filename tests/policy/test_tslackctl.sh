@@ -4,7 +4,7 @@
 # id and by bpftool alone, cleanup, and oversleep under the policy on
 # every sleep path.
 . /usr/local/lib/tslack/harness.sh
-plan 117
+plan 138
 get() { tslackctl get "$@" | tr '\n' ' '; }
 setting() { echo "min_slack_ns $1 max_slack_ns $2 effective_slack_ns $3 "; }
 
@@ -193,7 +193,8 @@ expect_file "list/json" list.json "$(tslackctl list --json | norm "$(stat -c %i 
 eq "dump/named_fields" 1 "$(bpftool map dump pinned "$MAP" | grep -c '"min_slack_ns": 30000000')"
 
 # Every sleep path oversleeps by the cgroup's slack, to the next multiple
-# of it: attach aligns by default (--no-align below).
+# of it: attach aligns by default (--no-align below), and asks for futex2
+# waits (futex_waitv, futex2_wait; --no-futex2 below).
 in_cg s tslack-probe sleeps cgroup 30000000 aligned
 
 # Edges: 1 ns is below the own slack; 0 removes the entry; 500 ms is the
@@ -223,6 +224,15 @@ tslackctl detach
 tslackctl attach --no-align && tslackctl set f/1 30ms
 eq "attach/no_align" 0 "$?"
 in_cg f/1 tslack-probe sleeps plain 30000000
+
+# With --no-futex2, futex_waitv and futex2 waits keep no slack, as without
+# tslack, while the other sleep paths take the cgroup's (aligned).
+tslackctl detach
+tslackctl attach --no-futex2 && tslackctl set f/1 30ms
+eq "attach/no_futex2" 0 "$?"
+eq "attach/no_futex2_status" "aligned across CPUs: yes|futex2 waits: no|" \
+	"$(tslackctl status | grep -E '^(aligned|futex2)' | tr '\n' '|')"
+in_cg f/1 tslack-probe sleeps no_futex2 30000000 aligned no-futex2
 
 # Detach restores stock behaviour.
 tslackctl set f/1 9ms
