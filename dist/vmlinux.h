@@ -9220,11 +9220,6 @@ enum futex_access {
 	FUTEX_WRITE = 1,
 };
 
-enum futex_slack {
-	FUTEX_SLACK_TASK = 0,
-	FUTEX_SLACK_POLICY = 1,
-};
-
 enum gds_mitigations {
 	GDS_MITIGATION_OFF = 0,
 	GDS_MITIGATION_UCODE_NEEDED = 1,
@@ -9383,6 +9378,7 @@ enum hrtimer_mode {
 	HRTIMER_MODE_PINNED = 2,
 	HRTIMER_MODE_SOFT = 4,
 	HRTIMER_MODE_HARD = 8,
+	HRTIMER_MODE_ALIGN = 16,
 	HRTIMER_MODE_ABS_PINNED = 2,
 	HRTIMER_MODE_REL_PINNED = 3,
 	HRTIMER_MODE_ABS_SOFT = 4,
@@ -13224,6 +13220,7 @@ enum timekeeping_adv_mode {
 
 enum timer_slack_ops_flags {
 	TIMER_SLACK_ALIGN = 1,
+	TIMER_SLACK_FUTEX2 = 2,
 };
 
 enum timespec_type {
@@ -59318,7 +59315,6 @@ struct task_struct {
 	unsigned int frozen: 1;
 	unsigned int in_eventfd: 1;
 	unsigned int reported_split_lock: 1;
-	unsigned int timer_slack_align: 1;
 	long unsigned int atomic_flags;
 	struct restart_block restart_block;
 	pid_t pid;
