@@ -328,10 +328,11 @@ MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
+DOCDIR ?= $(PREFIX)/share/doc/tslack
 INSTALLED := $(SBINDIR)/tslackctl $(MANDIR)/man8/tslackctl.8 \
 	$(BASHCOMPDIR)/tslackctl $(UNITDIR)/tslack.service \
 	$(SBINDIR)/tslackd $(MANDIR)/man8/tslackd.8 $(UNITDIR)/tslackd.service \
-	$(UNITDIR)/tslack-follow.service
+	$(UNITDIR)/tslack-follow.service $(DOCDIR)/examples/slack.d/50-kubelet.conf
 
 # tslackctl needs libbpf and bpftool from the patched tree, not the kernel.
 install-tools: deps
@@ -353,6 +354,9 @@ install:
 	install -D -m 0644 src/tslackctl/tslackctl.8 $(DESTDIR)$(MANDIR)/man8/tslackctl.8
 	install -D -m 0644 src/tslackd/tslackd.8 $(DESTDIR)$(MANDIR)/man8/tslackd.8
 	install -D -m 0644 dist/tslackctl.bash $(DESTDIR)$(BASHCOMPDIR)/tslackctl
+	# Examples of rules, to copy into /etc/tslack/slack.d: never read here.
+	install -D -m 0644 dist/slack.d/50-kubelet.conf \
+		$(DESTDIR)$(DOCDIR)/examples/slack.d/50-kubelet.conf
 	install -d $(DESTDIR)$(UNITDIR)
 	for u in tslack tslack-follow tslackd; do \
 		sed 's|@SBINDIR@|$(SBINDIR)|g' dist/$$u.service.in > $(DESTDIR)$(UNITDIR)/$$u.service && \

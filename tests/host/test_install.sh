@@ -19,7 +19,8 @@ rm -f "$dest.log"
 files="usr/sbin/tslackctl usr/share/man/man8/tslackctl.8
 	usr/share/bash-completion/completions/tslackctl usr/lib/systemd/system/tslack.service
 	usr/sbin/tslackd usr/share/man/man8/tslackd.8 usr/lib/systemd/system/tslackd.service
-	usr/lib/systemd/system/tslack-follow.service etc/tslack/tslackd.conf"
+	usr/lib/systemd/system/tslack-follow.service etc/tslack/tslackd.conf
+	usr/share/doc/tslack/examples/slack.d/50-kubelet.conf"
 missing=
 for f in $files; do [ -f "$dest/$f" ] || missing="$missing $f"; done
 check install/files '[ -z "$missing" ]' "missing:$missing"
@@ -51,6 +52,15 @@ check install/config_defaults \
 	'[ "$("$dest/usr/sbin/tslackd" --check-config --config-dir "$dest/etc/tslack")" = \
 	   "$("$dest/usr/sbin/tslackd" --check-config --config-dir /nonexistent)" ]' \
 	"$("$dest/usr/sbin/tslackd" --check-config --config-dir "$dest/etc/tslack" 2>&1 | head -n 2)"
+# The example rules, copied into a slack.d as the README says, read back as
+# the one rule they hold (tests/systemd/test_rules_kubelet.sh applies them).
+mkdir -p "$dest/kubelet/slack.d"
+cp "$dest/usr/share/doc/tslack/examples/slack.d/50-kubelet.conf" "$dest/kubelet/slack.d/"
+got=$("$dest/usr/sbin/tslackd" --check-config --config-dir "$dest/kubelet" 2>&1 |
+	awk -v f="# rule:$dest/kubelet/slack.d/50-kubelet.conf:" 'index($0, f) == 1 { getline; print }')
+check install/example_kubelet '[ "$got" = "/kubepods.slice/kubepods-besteffort.slice 50ms" ]' \
+	"rules read: '$got'"
+rm -rf "$dest/kubelet"
 # What the installed completion offers, through bash-completion itself.
 complete_line() {
 	bash -c 'source /usr/share/bash-completion/bash_completion && source "$1" &&
