@@ -93,21 +93,6 @@ min_effective() {
 		$1 == "effective_slack_ns" { e = $2 } END { print m, e }'
 }
 
-# sleeps_before FILE WANT: how many sleeps the probe writing FILE made
-# before the first with WANT (its first line is its first sleep's slack);
-# waits up to 10 s for it. As in test_rules.sh.
-sleeps_before() {
-	_sf=$1 _sw=$2
-	poll 10 eval 'grep -q -x "$_sw" "$_sf"' || { echo never; return 1; }
-	echo $(($(grep -n -x -m 1 "$_sw" "$_sf" | cut -d: -f1) - 1))
-}
-
-# status_source CGROUP: the sources tslackd --status gives for CGROUP's settings.
-status_source() {
-	tslackd --status | awk -v cg="$1" '$1 ~ /^(min|max)$/ { hit = ($4 == cg); next }
-		hit && NF == 1 { print $1; hit = 0 }'
-}
-
 # own_slack NAME FILE: the probe writing FILE slept with its own slack,
 # every time, through all of the above.
 own_slack() {
