@@ -26,10 +26,11 @@
 #define RUN		(600LL * 1000 * MS)
 #define REARM		(20 * US)
 
-enum grid { PER_TASK, GRID, GRID_WINDOW, GRID_HALF, GRID_6_5, GRID_2S };
+enum grid { PER_TASK, GRID_POW2, GRID, GRID_WINDOW, GRID_HALF, GRID_6_5, GRID_2S };
 
 static const char *const names[] = {
 	[PER_TASK] = "per-task (expiry + slack)",
+	[GRID_POW2] = "grid = power of two <= slack",
 	[GRID] = "grid = slack (v4)",
 	[GRID_WINDOW] = "grid = slack, 200 us window (v5)",
 	[GRID_HALF] = "grid = slack / 2",
@@ -55,6 +56,11 @@ static int64_t hard_expiry(enum grid g, int64_t soft)
 	switch (g) {
 	case PER_TASK:
 		return hard;
+	case GRID_POW2:
+		/* Never more than the slack: a grid point is always in range. */
+		for (step = 1; 2 * step <= SLACK; step *= 2)
+			;
+		return hard - hard % step;
 	case GRID:
 	case GRID_WINDOW:
 		rem = hard % SLACK;
