@@ -17,10 +17,11 @@
 IDLE=${1:-20}
 ROUNDS=${2:-2}
 LATENCY=${3:-1}
-SERVICES="redis-server memcached nginx postgresql@15-main tslack-real-py"
+SERVICES="redis-server memcached nginx postgresql@15-main tslack-real-py tslack-real-node"
 # Their cgroups (postgresql's cluster units are in their own slice).
 CGROUPS="redis-server.service memcached.service nginx.service
-system-postgresql.slice/postgresql@15-main.service tslack-real-py.service"
+system-postgresql.slice/postgresql@15-main.service tslack-real-py.service
+tslack-real-node.service"
 
 # The measuring itself stays outside system.slice and its slack.
 if [ -z "${TSLACK_REAL_SCOPE:-}" ]; then
@@ -90,10 +91,11 @@ latency() {
 		awk '{ printf "%.3f %.3f", $1 / 1000, $2 / 1000 }')
 	res lat "$1" "$2" nginx $(ab_lat 80)
 	res lat "$1" "$2" tslack-real-py $(ab_lat 8081)
+	res lat "$1" "$2" tslack-real-node $(ab_lat 8082)
 }
 
 # Until every service accepts connections, then a settling time.
-ports="6379 5432 11211 80 8081"
+ports="6379 5432 11211 80 8081 8082"
 for i in $(seq 1 600); do
 	python3 -c 'import socket, sys
 for p in sys.argv[1:]:
