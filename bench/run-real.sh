@@ -2,21 +2,28 @@
 # shellcheck disable=SC2046 # res takes a command's output as separate fields
 # make bench-real, inside the systemd guest of bench/build-rootfs-real
 # (bench/run-real boots it): real Debian services idle, their wakeups and
-# the machine's, then their request latency under light load, with no
-# slack and with 50 ms on system.slice, aligned and --no-align.
+# the machine's, the package's idle intervals for a power model, then
+# their request latency under light load, with no slack and with 50 ms on
+# system.slice, aligned and --no-align.
 # Usage: run-real.sh IDLE_S ROUNDS [LATENCY]
 # Modes, in this order each round: none, aligned, plain (--no-align),
 # none again (run-to-run noise). Each round: every mode's idle frame
-# first (tslackctl top --json, IDLE_S s, 2 s after the mode's commands),
-# then every mode's latency runs unless LATENCY is 0 (one client at a time,
-# outside the slack). Lines:
+# first (tslackctl top --json, IDLE_S s, 2 s after the mode's commands,
+# then POWER_S s of power:cpu_idle in tracefs), then every mode's latency
+# runs unless LATENCY is 0 (one client at a time, outside the slack).
+# Lines:
 #   RESULT idle MODE ROUND CGROUP WAKEUPS/S    per service, system.slice, /
 #   RESULT machine MODE ROUND LOC/S PACKAGE/S
+#   RESULT power MODE ROUND TRACED_S INTERVALS IDLE_PCT PER_S MEAN_MS
+#     PCT_20US PCT_100US PCT_200US PCT_800US PCT_5000US SILENT LOST
+#                                              (see power below)
 #   RESULT lat MODE ROUND SERVICE P50_MS P99_MS
 #   RESULT trace COMM FUNCTION ARMED WITHOUT_SLACK   (aligned, once)
 IDLE=${1:-20}
 ROUNDS=${2:-2}
 LATENCY=${3:-1}
+# The power model's trace after each idle frame, in s (see power below).
+POWER_S=10
 SERVICES="redis-server memcached nginx postgresql@15-main tslack-real-py tslack-real-node"
 # Their cgroups (postgresql's cluster units are in their own slice).
 CGROUPS="redis-server.service memcached.service nginx.service
@@ -43,6 +50,21 @@ done
 systemctl stop tslackd.service
 say "$(tslackctl status | tr '\n' ' ')"
 
+# tracefs: the power model's power:cpu_idle after each idle frame and the
+# timers' hrtimer_start at the end. The power model compares times of
+# events on different CPUs: the global trace clock orders them across
+# CPUs (local, the default, is each CPU's own).
+t=/sys/kernel/tracing
+[ -d $t/events ] || mount -t tracefs tracefs $t 2>/dev/null
+if [ ! -f $t/events/power/cpu_idle/enable ]; then
+	say "no power:cpu_idle in tracefs ($t/events/power/cpu_idle): no power model"
+elif ! echo global >$t/trace_clock; then
+	say "no global trace clock ($t/trace_clock: $(cat $t/trace_clock)): no power model"
+else
+	POWER_CPUS=$(getconf _NPROCESSORS_ONLN)
+	say "power model: power:cpu_idle on $POWER_CPUS CPUs, ${POWER_S} s after each idle frame"
+fi
+
 mode() {
 	tslackctl detach || exit 1
 	case $1 in
@@ -61,6 +83,126 @@ idle() {
 		res idle "$1" "$2" "$cg" "$(jq -r --arg p "$cg" \
 			'[.cgroups[] | select(.path == $p) | .wakeups_per_s] | first // 0' /tmp/frame.json)"
 	done
+	power "$1" "$2"
+}
+
+# The power model (not a measurement): power:cpu_idle on every CPU for
+# POWER_S s of guest time, right after each idle frame (the mode
+# unchanged, the frame's tslackctl gone), and the package's idle
+# intervals from it: the stretches in which every CPU is idle at once.
+#   RESULT power MODE ROUND TRACED_S INTERVALS IDLE_PCT PER_S MEAN_MS
+#     PCT_20US PCT_100US PCT_200US PCT_800US PCT_5000US SILENT LOST
+# IDLE_PCT: the share of traced time with the package idle; PCT_N: the
+# share of traced time in package idle intervals at least N us long (the
+# target residencies of intel_idle's Skylake client table: 20 C1E, 100
+# C3, 200 C6, 800 C7s and C8, 5000 C9 and C10). SILENT: CPUs without an
+# event in the trace; LOST: events the trace buffer lost (if not 0, that
+# run's figures miss some of its events).
+power() {
+	[ -n "${POWER_CPUS:-}" ] || return 0
+	echo 0 >$t/tracing_on && : >$t/trace
+	echo 1 >$t/events/power/cpu_idle/enable && echo 1 >$t/tracing_on
+	sleep "$POWER_S"
+	echo 0 >$t/tracing_on && echo 0 >$t/events/power/cpu_idle/enable
+	res power "$1" "$2" $(pkgidle "$POWER_CPUS" <$t/trace)
+}
+
+# pkgidle NCPU <TRACE: the package's idle intervals in a trace of
+# power:cpu_idle, lines "... 123.456789: cpu_idle: state=S cpu_id=C"
+# (seconds.microseconds of the global trace clock). A CPU enters idle
+# with S its state (kernel/sched/idle.c: default_idle_call(), which this
+# guest uses for want of a cpuidle driver, says 1; the polling loop 0; a
+# driver its state's index) and leaves it with S = 4294967295
+# (PWR_EVENT_EXIT, -1 as u32); entries and exits alternate. The package
+# is idle while every CPU is. Before its first event a CPU was in the
+# state that event leaves, so every CPU is known from the trace's first
+# event to its last, the span measured. A CPU with no event at all never
+# entered or left idle in the span: counted idle throughout (an idle
+# machine's CPU in a long sleep; a task running 10 s without a break
+# would be the other case) and as SILENT. Every interval counted begins
+# and ends at events in the span: one in progress before the first event
+# ends at it and is left out; one can be open after the last event only
+# if that event began it, and it is left out too (length 0). An interval
+# begins at an entry event, just before the CPU halts, and ends at an
+# exit event, which comes after the handler of the interrupt that woke
+# the CPU: a few us late. Events of two CPUs in the same microsecond
+# come in the trace's order. Prints the fields of RESULT power after
+# ROUND.
+pkgidle() {
+	awk -v ncpu="$1" '
+	# Microseconds of "SECONDS.MICROSECONDS:"; the 1 in front keeps the
+	# leading zeros of the microseconds from being read as octal (as
+	# busybox awk would).
+	function us(s, a) {
+		sub(/:$/, "", s)
+		split(s, a, ".")
+		return a[1] * 1000000 + ("1" substr(a[2] "000000", 1, 6)) - 1000000
+	}
+	function interval(len, k) {
+		nint++
+		idle += len
+		for (k = 1; k <= 5; k++)
+			if (len >= thr[k])
+				deep[k] += len
+	}
+	BEGIN { split("20 100 200 800 5000", thr, " ") }
+	/\[LOST [0-9]+ EVENTS\]/ { sub(/.*\[LOST /, ""); lost += $1; next }
+	/\[LOST EVENTS\]/ { lost++; next }
+	{
+		i = 2
+		while (i <= NF && $i != "cpu_idle:")
+			i++
+		if (i > NF)
+			next
+		st = c = ""
+		for (j = i + 1; j <= NF; j++) {
+			if ($j ~ /^state=/)
+				st = substr($j, 7)
+			else if ($j ~ /^cpu_id=/)
+				c = substr($j, 8)
+		}
+		if (st == "" || c == "")
+			next
+		n++
+		at[n] = us($(i - 1))
+		cpu[n] = c
+		enter[n] = st != "4294967295"
+		if (!(c in idlebefore))
+			idlebefore[c] = !enter[n]
+	}
+	END {
+		for (k = 0; k < ncpu; k++)
+			if (!((k "") in idlebefore)) {
+				idlebefore[k ""] = 1
+				silent++
+			}
+		busy = 0
+		for (c in idlebefore) {
+			isidle[c] = idlebefore[c]
+			busy += !isidle[c]
+		}
+		span = n ? at[n] - at[1] : 0
+		if (span <= 0) {
+			printf "0 0 0 0 0 0 0 0 0 0 %d %d\n", silent, lost
+			exit
+		}
+		for (e = 1; e <= n; e++) {
+			c = cpu[e]
+			if (isidle[c] == enter[e])
+				continue
+			isidle[c] = enter[e]
+			if (enter[e]) {
+				if (--busy == 0)
+					from = at[e]
+			} else if (busy++ == 0 && e > 1)
+				interval(at[e] - from)
+		}
+		printf "%.3f %d %.2f %.2f %.3f", span / 1e6, nint, 100 * idle / span,
+			nint / (span / 1e6), nint ? idle / nint / 1000 : 0
+		for (k = 1; k <= 5; k++)
+			printf " %.2f", 100 * deep[k] / span
+		printf " %d %d\n", silent, lost
+	}'
 }
 
 # pct FILE P: the P-th percentile of the numbers of FILE, one a line.
@@ -128,8 +270,6 @@ done
 # other timers by callback; how many were armed, how many with less than
 # 1 ms between their soft and hard expiry, and the mean of that in ms.
 #   RESULT trace TASK|- CALLBACK ARMED UNDER_1MS MEAN_SLACK_MS
-t=/sys/kernel/tracing
-[ -d $t/events/timer ] || mount -t tracefs tracefs $t 2>/dev/null
 if [ -f $t/events/timer/hrtimer_start/enable ]; then
 	mode aligned
 	echo 0 >$t/tracing_on && : >$t/trace
