@@ -14281,6 +14281,8 @@ typedef s32 compat_int_t;
 
 typedef s32 compat_ssize_t;
 
+typedef int cydp_t;
+
 typedef s32 dma_cookie_t;
 
 typedef int folio_walk_flags_t;
@@ -40918,6 +40920,12 @@ struct idle_timer {
 	int done;
 };
 
+struct idmap_key {
+	bool map_up;
+	u32 id;
+	u32 count;
+};
+
 struct idt_data {
 	unsigned int vector;
 	unsigned int segment;
@@ -46940,6 +46948,13 @@ struct machine_ops {
 
 struct macsec_info {
 	sci_t sci;
+};
+
+struct mmu_gather;
+
+struct madvise_walk_private {
+	struct mmu_gather *tlb;
+	bool pageout;
 };
 
 struct map_files_info {
