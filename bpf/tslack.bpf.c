@@ -80,15 +80,17 @@ static __always_inline bool rt_or_dl(struct task_struct *p)
  * chosen by the cgroup id: the answer depends on the cgroup alone (the
  * kernel adds the task's own slack), and a per-CPU array lookup is a few
  * inlined instructions. Two cgroups that share a slot only cost misses.
- * Tasks on the same CPU can preempt each other inside the program: @seq
- * is odd while a writer that claimed it (cmpxchg) fills the slot, and a
- * reader that sees it odd or changed does not trust what it read.
+ * Tasks on the same CPU can preempt each other inside the program: a
+ * writer claims the slot by making @seq odd (cmpxchg), clears
+ * @cgroup_id, fills the rest and sets @cgroup_id last, so that a reader
+ * that finds its id reads a complete answer unless a writer ran in
+ * between, which the change of @seq shows.
  */
 struct answer {
 	__u64 seq;
 	__u64 cgroup_id;
 	__u64 generation;	/* of the settings, when it was computed */
-	__u64 stamp;		/* bpf_jiffies64() then */
+	__u64 expires;		/* bpf_jiffies64() after which it is not used */
 	__u64 slack_ns;
 };
 
@@ -109,57 +111,63 @@ const volatile __u64 max_age_jiffies = 1;
 
 #define compiler_barrier() asm volatile("" ::: "memory")
 
-static __always_inline bool cached(struct answer *a, __u64 id, __u64 gen, __u64 now,
-				   __u64 *slack)
+/*
+ * A miss: the walk, and the answer kept for the next sleeps. Out of line,
+ * so that a hit, every sleep but the first of a cgroup on a CPU in
+ * TSLACK_MAX_CACHE_AGE_MS, saves no registers it does not use.
+ */
+static __noinline __u64 answer_miss(struct cgroup *cgrp, struct answer *a, __u64 id,
+				    __u64 now)
 {
-	__u64 seq = READ_ONCE(a->seq);
-	bool hit;
+	__u64 gen = generation, slack = imposed_on(cgrp);
+	__u64 seq;
 
-	compiler_barrier();
-	hit = !(seq & 1) && a->cgroup_id == id && a->generation == gen &&
-	      now - a->stamp < max_age_jiffies;
-	*slack = a->slack_ns;
-	compiler_barrier();
-	return hit && READ_ONCE(a->seq) == seq;
-}
-
-static __always_inline void remember(struct answer *a, __u64 id, __u64 gen, __u64 now,
-				     __u64 slack)
-{
-	__u64 seq = READ_ONCE(a->seq);
-
+	if (!a)
+		return slack;
+	seq = READ_ONCE(a->seq);
 	/* Another task on this CPU is writing it: leave it to that one. */
 	if ((seq & 1) || !__sync_bool_compare_and_swap(&a->seq, seq, seq + 1))
-		return;
+		return slack;
+	WRITE_ONCE(a->cgroup_id, 0);
 	compiler_barrier();
-	a->cgroup_id = id;
 	a->generation = gen;
-	a->stamp = now;
+	a->expires = now + max_age_jiffies;
 	a->slack_ns = slack;
 	compiler_barrier();
+	WRITE_ONCE(a->cgroup_id, id);
+	compiler_barrier();
 	WRITE_ONCE(a->seq, seq + 2);
+	return slack;
 }
 
 /*
  * A cgroup's answer is reused while the settings' generation stays the
  * same, for at most TSLACK_MAX_CACHE_AGE_MS: a direct map write, which
- * nobody reports, is seen within that bound.
+ * nobody reports, is seen within that bound. The hit is what every sleep
+ * pays: the clock is read first, so that no value but the cgroup has to
+ * outlive a helper call.
  */
 SEC("struct_ops/effective_slack")
 __u64 BPF_PROG(tslack_effective_slack, struct task_struct *p, __u64 slack)
 {
-	struct cgroup *cgrp = p->cgroups->dfl_cgrp;
-	__u64 id = cgrp->kn->id, gen = generation;
 	__u64 now = bpf_jiffies64();
+	struct cgroup *cgrp = p->cgroups->dfl_cgrp;
+	__u64 id = cgrp->kn->id, seq;
 	__u32 slot = id & (ANSWER_SLOTS - 1);
 	struct answer *a;
 
 	a = bpf_map_lookup_elem(&answers, &slot);
-	if (a && cached(a, id, gen, now, &slack))
-		return slack;
-	slack = imposed_on(cgrp);
-	if (a)
-		remember(a, id, gen, now, slack);
+	if (!a)
+		return answer_miss(cgrp, a, id, now);
+	seq = READ_ONCE(a->seq);
+	compiler_barrier();
+	if (READ_ONCE(a->cgroup_id) != id || a->generation != generation ||
+	    now >= a->expires)
+		return answer_miss(cgrp, a, id, now);
+	slack = a->slack_ns;
+	compiler_barrier();
+	if (READ_ONCE(a->seq) != seq)
+		return answer_miss(cgrp, a, id, now);
 	return slack;
 }
 
