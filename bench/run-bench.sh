@@ -31,6 +31,11 @@ for r in $(seq 1 "$R"); do
 		res "pp_depth$d" $(in_cg "$p" tslack-bench pingpong "$ROUNDS")
 	done
 	tslackctl detach || exit 1
+	# Without alignment: what the policy costs, apart from the kernel's
+	# arithmetic that puts an aligned timer on the grid.
+	tslackctl attach --no-align && tslackctl set l1 50ms || exit 1
+	res pp_noalign $(in_cg "$depth4" tslack-bench pingpong "$ROUNDS")
+	tslackctl detach || exit 1
 done
 
 # The same at depth 4 with 10,000 more cgroups holding a setting, written
