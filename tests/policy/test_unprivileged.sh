@@ -105,8 +105,8 @@ in_ns tslackctl check --fix >/dev/null
 eq "ns/check_fix_keeps_outside" "0 1" "$? $(count)"
 # Only the kernel's ESTALE or ENOENT means gone: out of descriptors
 # (EMFILE, at each point of the opens), check says so and --fix deletes
-# nothing. (EPERM, without CAP_DAC_READ_SEARCH, takes the same path; this
-# kernel has no user namespaces to drop it in.)
+# nothing. (EPERM, without CAP_DAC_READ_SEARCH, takes the same path; not
+# tried here.)
 rm -f /tmp/emfile.err
 for n in 4 5 6 7 8 9 10 11 12; do
 	in_ns sh -c 'ulimit -n $1; exec tslackctl check --fix' sh $n >/dev/null 2>>/tmp/emfile.err
