@@ -108,6 +108,18 @@ summary() {
 		}'
 }
 
+# traced CASE WHAT: trace the sleeps into $OUT/CASE, say what they were
+# (WHAT: the setting), and check that enough were seen.
+traced() {
+	trace_sleeps "$OUT/$1"
+	echo "# $2: $(summary "$OUT/$1")"
+	if enough "$OUT/$1"; then
+		pass "$1/sleeps_seen"
+	else
+		fail "$1/sleeps_seen" "in 30 s: $(summary "$OUT/$1")"
+	fi
+}
+
 # largest FILE: the largest slack in FILE (ns).
 largest() { sort -n "$1" | tail -n 1 | cut -d' ' -f1; }
 
@@ -140,13 +152,7 @@ MAIN=$(systemctl show -P MainPID "$UNIT")
 
 # No setting: memcached's own slack, 50 us for usleep; epoll_wait's is
 # 0.1% of the timeout when that is more, so up to 1 ms for a 1 s clock.
-trace_sleeps "$OUT/none"
-echo "# no setting: $(summary "$OUT/none")"
-if enough "$OUT/none"; then
-	pass none/sleeps_seen
-else
-	fail none/sleeps_seen "in 30 s: $(summary "$OUT/none")"
-fi
+traced none "no setting"
 max=$(largest "$OUT/none")
 if [ -n "$max" ] && [ "$max" -le 1000000 ]; then
 	pass none/own_slack
@@ -161,13 +167,7 @@ fi
 # evenly over that range, one in 60 is not), the largest at least 10 ms,
 # none above the 50 ms set.
 tslackctl set "$SVC" 50ms
-trace_sleeps "$OUT/set"
-echo "# 50ms: $(summary "$OUT/set")"
-if enough "$OUT/set"; then
-	pass set/sleeps_seen
-else
-	fail set/sleeps_seen "in 30 s: $(summary "$OUT/set")"
-fi
+traced set 50ms
 n=$(wc -l <"$OUT/set")
 big=$(awk '$1 > 1000000' "$OUT/set" | wc -l)
 if [ "$n" -gt 0 ] && [ $((big * 2)) -gt "$n" ]; then
