@@ -207,17 +207,22 @@ static int duration(long count, char **cmd)
 struct slack_watch {
 	unsigned long long ns;	/* the slack awaited */
 	bool raised;		/* any slack above @ns will do */
+	pthread_barrier_t go;	/* passed once the main thread has set t0 */
+	bool failed;		/* the change failed: nothing to wait for */
 	uint64_t t0;
 	int ret;
 };
 
 /*
- * The main thread's slack, polled every 100 us by a SCHED_FIFO thread:
+ * The main thread's slack, polled every POLL_US by a SCHED_FIFO thread:
  * per-task mode leaves real-time threads alone, and their sleeps take no
  * slack, so the polling is as fine after the change as before it. Polled
  * by the main thread itself, one sleep would take the new slack, and
- * the time measured would be up to that slack late.
+ * the time measured would be up to that slack late. Not finer: the
+ * follower may share this thread's CPU, and each poll preempts it.
  */
+#define POLL_US 500
+
 static void *watch_slack(void *arg)
 {
 	struct slack_watch *w = arg;
@@ -232,9 +237,11 @@ static void *watch_slack(void *arg)
 	if (fd < 0) {
 		perror(path);
 		w->ret = 1;
+		pthread_barrier_wait(&w->go);
 		return NULL;
 	}
-	while ((t = monotonic_ns()) - w->t0 < 5000000000ULL) {
+	pthread_barrier_wait(&w->go);
+	while (!w->failed && (t = monotonic_ns()) - w->t0 < 5000000000ULL) {
 		n = pread(fd, buf, sizeof(buf) - 1, 0);
 		if (n <= 0)
 			break;
@@ -246,9 +253,10 @@ static void *watch_slack(void *arg)
 			close(fd);
 			return NULL;
 		}
-		usleep(100);
+		usleep(POLL_US);
 	}
-	printf("timeout %llu\n", v);
+	if (!w->failed)
+		printf("timeout %llu\n", v);
 	w->ret = 1;
 	close(fd);
 	return NULL;
@@ -270,22 +278,10 @@ static int wait_slack(const char *dir, unsigned long long ns)
 	FILE *f;
 
 	/*
-	 * Timed from the return of the write, when this task runs in its new
-	 * cgroup: before it moves anything, the write may wait for an RCU
-	 * grace period (percpu_down_write() of cgroup_threadgroup_rwsem),
-	 * which no follower of moves can shorten.
+	 * The watcher exists before the change, so that the time measured
+	 * is the follower's, not that of creating a thread.
 	 */
-	if (dir) {
-		snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-		f = fopen(path, "w");
-		if (!f || fprintf(f, "%d\n", getpid()) < 0 || fclose(f)) {
-			perror(path);
-			return 1;
-		}
-	} else {
-		prctl(PR_SET_TIMERSLACK, ns, 0, 0, 0);
-	}
-	w.t0 = monotonic_ns();
+	pthread_barrier_init(&w.go, NULL, 2);
 	pthread_attr_init(&attr);
 	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
 	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
@@ -296,8 +292,26 @@ static int wait_slack(const char *dir, unsigned long long ns)
 		perror("tslack-probe: a SCHED_FIFO thread");
 		return 1;
 	}
+	/*
+	 * Timed from the return of the write, when this task runs in its new
+	 * cgroup: before it moves anything, the write may wait for an RCU
+	 * grace period (percpu_down_write() of cgroup_threadgroup_rwsem),
+	 * which no follower of moves can shorten.
+	 */
+	if (dir) {
+		snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+		f = fopen(path, "w");
+		if (!f || fprintf(f, "%d\n", getpid()) < 0 || fclose(f)) {
+			perror(path);
+			w.failed = true;
+		}
+	} else {
+		prctl(PR_SET_TIMERSLACK, ns, 0, 0, 0);
+	}
+	w.t0 = monotonic_ns();
+	pthread_barrier_wait(&w.go);
 	pthread_join(thread, NULL);
-	return w.ret;
+	return w.failed ? 1 : w.ret;
 }
 
 static void *sleep_forever(void *arg)
