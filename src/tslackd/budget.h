@@ -41,6 +41,14 @@
 #define SETTLE_USEC (1000 * 1000ULL)
 
 /*
+ * And at most WALK_CPU_SHARE of a CPU: the next refresh waits at least
+ * this many times the CPU the last plan (its walks) took. Walks are
+ * bounded (WALK_MAX_SEEN entries), not free: a user making cgroups as
+ * fast as she can would otherwise have a 400 ms walk every second (TCG).
+ */
+#define WALK_CPU_SHARE_INV 10
+
+/*
  * A read of logind's sessions has at most LOGIND_CALLS_MAX calls in flight
  * (to logind and to systemd: three or four a session), the others queued:
  * dbus-daemon refuses a connection more than 128 pending replies on the

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/inotify.h>
+#include <time.h>
 #include <unistd.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-daemon.h>
@@ -36,9 +37,10 @@
 #define RETRY_USEC (10 * 1000000ULL)
 
 /*
- * Fire @es now, or @gap after @last (when it last fired): a burst of
- * events costs one call, and its end is not lost. One already due sees
- * what happened since it was armed.
+ * Fire @es now, or @gap after @last (when it last fired), or longer after
+ * it if the last plan took more than a WALK_CPU_SHARE_INV-th of that: a
+ * burst of events costs one call, and its end is not lost. One already
+ * due sees what happened since it was armed.
  */
 static void arm(struct daemon *d, sd_event_source *es, uint64_t last, uint64_t gap)
 {
@@ -48,6 +50,8 @@ static void arm(struct daemon *d, sd_event_source *es, uint64_t last, uint64_t g
 	sd_event_source_get_enabled(es, &on);
 	if (on != SD_EVENT_OFF)
 		return;
+	if (gap < WALK_CPU_SHARE_INV * d->plan_usec)
+		gap = WALK_CPU_SHARE_INV * d->plan_usec;
 	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
 	if (last && now < last + gap)
 		now = last + gap;
@@ -96,19 +100,30 @@ static void retry_if(struct daemon *d, int r)
 		sd_event_source_set_time_relative(d->retry, RETRY_USEC);
 }
 
+/* The CPU this thread has used, in microseconds. */
+static uint64_t cpu_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
+}
+
 /* The sessions read (@n of them, or -errno): hold what they and the rules want. */
 static void apply(struct daemon *d, struct session *s, int n)
 {
 	struct want *w = NULL;
-	uint64_t *slack = NULL;
+	uint64_t *slack = NULL, t0;
 	int nw = -1, i, r = -1;
 
 	if (n >= 0) {
 		slack = calloc(n + 1, sizeof(*slack));
 		for (i = 0; slack && i < n; i++)
 			slack[i] = plan_session_slack(&d->cfg, &d->power, &s[i], NULL);
+		t0 = cpu_usec();
 		nw = slack ? plan(&d->cfg, &d->power, &d->rules, s, n, &w, &d->watch,
 				  &d->cuts) : -1;
+		d->plan_usec = cpu_usec() - t0;
 	}
 	if (nw >= 0) {
 		log_sessions(d, s, slack, n);

@@ -32,6 +32,7 @@ struct daemon {
 	sd_event_source *retry;
 	sd_event_source *settle;	/* new cgroups seen, refresh pending */
 	uint64_t last_settle;		/* when it last fired */
+	uint64_t plan_usec;		/* CPU the last plan() took */
 	bool attach_watched;		/* on_attach() tells when tslack is attached */
 	bool power_stale;		/* a power source changed: read at the next refresh */
 	int reading;			/* reads in flight: sessions, power sources */
