@@ -39,7 +39,8 @@ sleep "$SECS"
 echo 0 >$T/tracing_on
 wait $pid
 cat $T/trace >/tmp/trace.txt
-echo "# in $SECS s: tick expiries $(grep -c 'function=tick_nohz_handler now' /tmp/trace.txt)," \
+# The tick's hrtimer callback: tick_nohz_handler since 6.9, tick_sched_timer before.
+echo "# in $SECS s: tick expiries $(grep -c -E 'function=(tick_nohz_handler|tick_sched_timer) now' /tmp/trace.txt)," \
 	"sleeper expiries $(grep -c 'function=hrtimer_wakeup now' /tmp/trace.txt)," \
 	"local timer interrupts $(grep -c local_timer_entry /tmp/trace.txt)," \
 	"tick kept at idle entry $(grep -c ' retain_tick:' /tmp/trace.txt)," \
