@@ -19,6 +19,8 @@
 #                                              (see power below)
 #   RESULT lat MODE ROUND SERVICE P50_MS P99_MS
 #   RESULT trace COMM FUNCTION ARMED WITHOUT_SLACK   (aligned, once)
+#   RESULT check ...   top against the kernel's events (aligned, once;
+#                      see check below)
 IDLE=${1:-20}
 ROUNDS=${2:-2}
 LATENCY=${3:-1}
@@ -107,6 +109,15 @@ power() {
 	res power "$1" "$2" $(pkgidle "$POWER_CPUS" <$t/trace)
 }
 
+# An awk function: the microseconds of a trace's "SECONDS.MICROSECONDS:";
+# the 1 in front keeps the leading zeros of the microseconds from being
+# read as octal (as busybox awk would).
+AWK_US='function us(s, a) {
+	sub(/:$/, "", s)
+	split(s, a, ".")
+	return a[1] * 1000000 + ("1" substr(a[2] "000000", 1, 6)) - 1000000
+}'
+
 # pkgidle NCPU <TRACE: the package's idle intervals in a trace of
 # power:cpu_idle, lines "... 123.456789: cpu_idle: state=S cpu_id=C"
 # (seconds.microseconds of the global trace clock). A CPU enters idle
@@ -129,15 +140,7 @@ power() {
 # come in the trace's order. Prints the fields of RESULT power after
 # ROUND.
 pkgidle() {
-	awk -v ncpu="$1" '
-	# Microseconds of "SECONDS.MICROSECONDS:"; the 1 in front keeps the
-	# leading zeros of the microseconds from being read as octal (as
-	# busybox awk would).
-	function us(s, a) {
-		sub(/:$/, "", s)
-		split(s, a, ".")
-		return a[1] * 1000000 + ("1" substr(a[2] "000000", 1, 6)) - 1000000
-	}
+	awk -v ncpu="$1" "$AWK_US"'
 	function interval(len, k) {
 		nint++
 		idle += len
@@ -293,5 +296,87 @@ if [ -f $t/events/timer/hrtimer_start/enable ]; then
 else
 	say "no tracefs timer events"
 fi
+
+# tslackctl top's figures against the kernel's own events, once (issue
+# 31): the same idle frame as the others (aligned), with tracefs on
+# while top runs, and counted over top's frame. The kernel's events:
+# each sched_waking inside an hrtimer_expire_entry of hrtimer_wakeup on
+# the same CPU (a sleep whose timer woke its task), by the cgroup of the
+# task woken; local_timer_entry; and the package's idle intervals from
+# power:cpu_idle (pkgidle above).
+#   RESULT check machine TOP_LOC/S TRACE_LOC/S TOP_PKG/S TRACE_PKG/S FRAME_S LOST
+#   RESULT check cgroup CGROUP TOP/S TRACE/S
+check() {
+	for e in timer/hrtimer_expire_entry timer/hrtimer_expire_exit sched/sched_waking \
+		irq_vectors/local_timer_entry power/cpu_idle; do
+		[ -f $t/events/$e/enable ] || { say "no $e in tracefs: no cross-check of top"; return 0; }
+	done
+	mode aligned
+	echo 0 >$t/tracing_on && : >$t/trace
+	echo 16384 >$t/buffer_size_kb
+	for e in timer/hrtimer_expire_entry timer/hrtimer_expire_exit sched/sched_waking \
+		irq_vectors/local_timer_entry power/cpu_idle; do
+		echo 1 >$t/events/$e/enable
+	done
+	echo 1 >$t/tracing_on
+	echo "CHECK start" >$t/trace_marker
+	tslackctl top --json -n 1 -d "$IDLE" --depth=3 >/tmp/check.json || exit 1
+	echo "CHECK end" >$t/trace_marker
+	echo 0 >$t/tracing_on
+	echo 0 >$t/events/enable
+	# Top's frame: the last interval_s before the end marker (its exit
+	# takes a few ms); the trace from then on.
+	secs=$(jq -r .interval_s /tmp/check.json)
+	awk -v secs="$secs" "$AWK_US"'
+		function at(l, f, i) {
+			split(l, f, " ")
+			for (i = 2; f[i] != "" && f[i] !~ /^[a-z_]+:$/; i++)
+				;
+			return us(f[i - 1])
+		}
+		NR == FNR { if (/tracing_mark_write: CHECK end/) end = at($0); next }
+		/tracing_mark_write: CHECK end/ { exit }
+		end && at($0) >= end - secs * 1e6' $t/trace $t/trace >/tmp/check.trace
+	pkg=$(pkgidle "$(getconf _NPROCESSORS_ONLN)" </tmp/check.trace)
+	# Lines "W TID" for each timed sleep's wakeup, then "LOC N".
+	awk '{
+		for (i = 2; i <= NF && $i !~ /^(hrtimer_expire_entry|hrtimer_expire_exit|sched_waking|local_timer_entry|cpu_idle):$/; i++)
+			;
+		if (i > NF)
+			next
+		c = ""
+		for (j = 1; j < i; j++)
+			if ($j ~ /^\[[0-9]+\]$/)
+				c = $j
+		if ($i == "hrtimer_expire_entry:")
+			inw[c] = $0 ~ /function=hrtimer_wakeup /
+		else if ($i == "hrtimer_expire_exit:")
+			inw[c] = 0
+		else if ($i == "local_timer_entry:")
+			loc++
+		else if ($i == "sched_waking:" && inw[c])
+			for (j = i + 1; j <= NF; j++)
+				if ($j ~ /^pid=/)
+					print "W", substr($j, 5)
+	}
+	END { print "LOC", loc + 0 }' /tmp/check.trace >/tmp/check.w
+	[ -s /tmp/check.trace ] || { say "cross-check: an empty trace"; return 0; }
+	res check machine "$(jq -r .timer_interrupts_per_s /tmp/check.json)" \
+		"$(awk -v s="$secs" '$1 == "LOC" { printf "%.1f", $2 / s }' /tmp/check.w)" \
+		"$(jq -r .package_wakeups_per_s /tmp/check.json)" "$(echo "$pkg" | cut -d' ' -f4)" \
+		"$secs" "$(echo "$pkg" | cut -d' ' -f12)"
+	# Each woken thread's cgroup, read now: the services' threads live on.
+	awk '$1 == "W" { print $2 }' /tmp/check.w | sort | uniq -c | while read -r n tid; do
+		echo "$n $(sed -n 's/^0:://p' /proc/"$tid"/cgroup 2>/dev/null || echo gone)"
+	done >/tmp/check.cg
+	for cg in $(for c in $CGROUPS; do echo "/system.slice/$c"; done); do
+		res check cgroup "$cg" "$(jq -r --arg p "$cg" \
+			'[.cgroups[] | select(.path == $p) | .wakeups_per_s] | first // 0' /tmp/check.json)" \
+			"$(awk -v c="$cg" -v s="$secs" '$2 == c || index($2, c "/") == 1 { n += $1 }
+				END { printf "%.1f", n / s }' /tmp/check.cg)"
+	done
+}
+check
+
 tslackctl detach
 say "done, up $(cut -d" " -f1 /proc/uptime) s"
