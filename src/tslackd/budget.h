@@ -41,10 +41,11 @@
 #define SETTLE_USEC (1000 * 1000ULL)
 
 /*
- * And at most WALK_CPU_SHARE of a CPU: the next refresh waits at least
- * this many times the CPU the last plan (its walks) took. Walks are
- * bounded (WALK_MAX_SEEN entries), not free: a user making cgroups as
- * fast as she can would otherwise have a 400 ms walk every second (TCG).
+ * And at most a WALK_CPU_SHARE_INV-th of a CPU: the next refresh waits at
+ * least this many times the CPU the last one's plan and writes took.
+ * Walks are bounded (WALK_MAX_SEEN entries), not free: a user making
+ * cgroups as fast as she can would otherwise have a 400 ms walk every
+ * second (TCG).
  */
 #define WALK_CPU_SHARE_INV 10
 

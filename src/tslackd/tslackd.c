@@ -38,7 +38,7 @@
 
 /*
  * Fire @es now, or @gap after @last (when it last fired), or longer after
- * it if the last plan took more than a WALK_CPU_SHARE_INV-th of that: a
+ * it if the last apply() took more than a WALK_CPU_SHARE_INV-th of that: a
  * burst of events costs one call, and its end is not lost. One already
  * due sees what happened since it was armed.
  */
@@ -50,8 +50,8 @@ static void arm(struct daemon *d, sd_event_source *es, uint64_t last, uint64_t g
 	sd_event_source_get_enabled(es, &on);
 	if (on != SD_EVENT_OFF)
 		return;
-	if (gap < WALK_CPU_SHARE_INV * d->plan_usec)
-		gap = WALK_CPU_SHARE_INV * d->plan_usec;
+	if (gap < WALK_CPU_SHARE_INV * d->apply_usec)
+		gap = WALK_CPU_SHARE_INV * d->apply_usec;
 	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
 	if (last && now < last + gap)
 		now = last + gap;
@@ -113,17 +113,15 @@ static uint64_t cpu_usec(void)
 static void apply(struct daemon *d, struct session *s, int n)
 {
 	struct want *w = NULL;
-	uint64_t *slack = NULL, t0;
+	uint64_t *slack = NULL, t0 = cpu_usec();
 	int nw = -1, i, r = -1;
 
 	if (n >= 0) {
 		slack = calloc(n + 1, sizeof(*slack));
 		for (i = 0; slack && i < n; i++)
 			slack[i] = plan_session_slack(&d->cfg, &d->power, &s[i], NULL);
-		t0 = cpu_usec();
 		nw = slack ? plan(&d->cfg, &d->power, &d->rules, s, n, &w, &d->watch,
 				  &d->cuts) : -1;
-		d->plan_usec = cpu_usec() - t0;
 	}
 	if (nw >= 0) {
 		log_sessions(d, s, slack, n);
@@ -141,6 +139,7 @@ static void apply(struct daemon *d, struct session *s, int n)
 	free(s);
 	free(slack);
 	free(w);
+	d->apply_usec = cpu_usec() - t0;
 	retry_if(d, r ?: d->read_failed ? -1 : 0);
 	/* What changed during the read is read again. */
 	if (d->again) {
@@ -248,6 +247,7 @@ static int on_settle(sd_event_source *es, uint64_t usec, void *data)
 
 	(void)es;
 	d->last_settle = usec;
+	sd_event_source_set_enabled(d->made, SD_EVENT_ON);
 	refresh(d);
 	return 0;
 }
@@ -259,8 +259,15 @@ static int on_cgroup_made(sd_event_source *es, int fd, uint32_t revents, void *d
 	(void)es;
 	(void)fd;
 	(void)revents;
-	if (watch_drain(&d->watch))
+	/*
+	 * Until the settle, new cgroups are left in the queue and read then
+	 * (an overflow makes a walk all the same): a user making cgroups as
+	 * fast as she can costs one read a settle, not a wakeup a mkdir.
+	 */
+	if (watch_drain(&d->watch)) {
 		arm(d, d->settle, d->last_settle, SETTLE_USEC);
+		sd_event_source_set_enabled(d->made, SD_EVENT_OFF);
+	}
 	return 0;
 }
 
@@ -380,7 +387,7 @@ int run(struct daemon *d)
 	    (r = sd_event_add_time_relative(d->ev, &d->settle, CLOCK_MONOTONIC, SETTLE_USEC, 0,
 					    on_settle, d)) < 0 ||
 	    (r = watch_init(&d->watch)) < 0 ||
-	    (r = sd_event_add_io(d->ev, NULL, d->watch.fd, EPOLLIN, on_cgroup_made, d)) < 0 ||
+	    (r = sd_event_add_io(d->ev, &d->made, d->watch.fd, EPOLLIN, on_cgroup_made, d)) < 0 ||
 	    (r = sd_bus_match_signal(d->bus, NULL, "org.freedesktop.DBus.Local", NULL,
 				     "org.freedesktop.DBus.Local", "Disconnected",
 				     on_disconnected, d)) < 0 ||

@@ -31,8 +31,9 @@ struct daemon {
 	uint64_t last_refresh;		/* when it last fired (CLOCK_MONOTONIC) */
 	sd_event_source *retry;
 	sd_event_source *settle;	/* new cgroups seen, refresh pending */
+	sd_event_source *made;		/* inotify's news of them, off until the settle */
 	uint64_t last_settle;		/* when it last fired */
-	uint64_t plan_usec;		/* CPU the last plan() took */
+	uint64_t apply_usec;		/* CPU the last apply() took: walks, writes */
 	bool attach_watched;		/* on_attach() tells when tslack is attached */
 	bool power_stale;		/* a power source changed: read at the next refresh */
 	int reading;			/* reads in flight: sessions, power sources */

@@ -31,10 +31,12 @@ WATCH_MAX=1024
 # where the runs before and after it took 1.1 s (4000 signals: 0.7 to
 # 1.4 s), so the bounds are at most half of the unbounded tslackd's, not
 # twice what a quiet host measures. The flood's, in percent of its
-# duration (which the host stretches alike): tslackd's walks take at most
-# a tenth of a CPU (tslackd(8), LIMITS), plus the walk after the last
-# mkdir and the drain of inotify events: 19% (1.45 s in 7.7 s); walking
-# once a second whatever a walk cost, it took 40% (5.0 s in 12.5 s).
+# duration (which the host stretches alike): tslackd's refreshes take at
+# most a tenth of a CPU (tslackd(8), LIMITS), plus the one after the last
+# mkdir and a read of inotify's queue each settle: 14% (1.3 s in 9.5 s).
+# Walking once a second whatever a walk cost and woken by each mkdir, it
+# took 40% (5.0 s in 12.5 s); refreshing by cost but woken by each mkdir,
+# 19% alone and 28% in a whole make test.
 CPU_FLOOD_PCT=30
 CPU_SIGNALS_MS=600
 CPU_HINTS_MS=3000
