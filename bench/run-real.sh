@@ -17,6 +17,7 @@
 #   RESULT power MODE ROUND TRACED_S INTERVALS IDLE_PCT PER_S MEAN_MS
 #     PCT_20US PCT_100US PCT_200US PCT_800US PCT_5000US SILENT LOST
 #                                              (see power below)
+#   RESULT busy MODE ROUND COMM MS             who was busy in that trace
 #   RESULT lat MODE ROUND SERVICE P50_MS P99_MS
 #   RESULT trace COMM FUNCTION ARMED WITHOUT_SLACK   (aligned, once)
 #   RESULT check ...   top against the kernel's events (aligned, once;
@@ -103,10 +104,39 @@ idle() {
 power() {
 	[ -n "${POWER_CPUS:-}" ] || return 0
 	echo 0 >$t/tracing_on && : >$t/trace
-	echo 1 >$t/events/power/cpu_idle/enable && echo 1 >$t/tracing_on
+	echo 1 >$t/events/power/cpu_idle/enable && echo 1 >$t/events/sched/sched_switch/enable
+	echo 1 >$t/tracing_on
 	sleep "$POWER_S"
-	echo 0 >$t/tracing_on && echo 0 >$t/events/power/cpu_idle/enable
+	echo 0 >$t/tracing_on && echo 0 >$t/events/enable
 	res power "$1" "$2" $(pkgidle "$POWER_CPUS" <$t/trace)
+	busy "$1" "$2" <$t/trace
+}
+
+# busy MODE ROUND <TRACE: who kept a CPU busy in a trace with
+# sched:sched_switch, from each switch to a task to the next switch on its
+# CPU: RESULT busy MODE ROUND COMM MS, the five busiest task names.
+busy() {
+	awk -v m="$1" -v r="$2" "$AWK_US"'
+	{
+		for (i = 2; i <= NF && $i != "sched_switch:"; i++)
+			;
+		if (i > NF)
+			next
+		c = next_comm = ""
+		for (j = 1; j < i; j++)
+			if ($j ~ /^\[[0-9]+\]$/)
+				c = $j
+		for (j = i + 1; j <= NF; j++)
+			if ($j ~ /^next_comm=/)
+				next_comm = substr($j, 11)
+		at = us($(i - 1))
+		if ((c in cur) && cur[c] !~ /^swapper/)
+			ms[cur[c]] += (at - since[c]) / 1000
+		cur[c] = next_comm
+		since[c] = at
+	}
+	END { for (k in ms) printf "RESULT busy %s %s %s %.2f\n", m, r, k, ms[k] }' |
+		sort -k6 -g -r | head -n 5
 }
 
 # An awk function: the microseconds of a trace's "SECONDS.MICROSECONDS:";
@@ -251,8 +281,14 @@ say "ports $ports: $([ "$i" = 600 ] && echo "not all open" || echo open), up $(c
 # pgbench's tables, scale 1.
 runuser -u postgres -- createdb bench && runuser -u postgres -- pgbench -i -q -s 1 bench >/tmp/pgi.out 2>&1 ||
 	cat /tmp/pgi.out
-say "settling 30 s"
-sleep 30
+# What autovacuum and the checkpointer would do after that on their own,
+# once, a minute or so later: done now. And a long settling: the services'
+# own first minutes (node's compiler and collector, postgresql's
+# background work) cost an aligned frame 1-2% of busy time when it was 30 s.
+runuser -u postgres -- vacuumdb --all --analyze --quiet >/tmp/pgv.out 2>&1 &&
+	runuser -u postgres -- psql -q -c CHECKPOINT >>/tmp/pgv.out 2>&1 || cat /tmp/pgv.out
+say "settling 120 s"
+sleep 120
 for r in $(seq 1 "$ROUNDS"); do
 	[ "$r" = 1 ] || { say "settling 10 s"; sleep 10; }
 	say "round $r idle, up $(cut -d' ' -f1 /proc/uptime) s"
