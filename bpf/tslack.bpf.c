@@ -7,9 +7,10 @@
  * most TSLACK_MAX_CACHE_AGE_MS, or until tslackctl invalidates it.
  *
  * On a kernel without the hook (per-task mode) the same rule is applied
- * to each thread's own slack: the plan programs below say what to write,
- * and tslackctl follow writes it through /proc. The object loads on both:
- * nothing here needs more than Linux 6.1's BPF, but the struct_ops.
+ * to each thread's own slack: the plan programs (tslack_pertask.bpf.h)
+ * say what to write, and tslackctl follow writes it through /proc. The
+ * object loads on both: nothing here needs more than Linux 6.1's BPF, but
+ * the struct_ops.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -254,182 +255,8 @@ int tslack_query_task(struct bpf_iter__task *ctx)
 	return 0;
 }
 
-/*
- * Per-task mode's rule for thread @p, to which the cgroups impose
- * @imposed: whether its slack must be written, and what, in @w. Realtime
- * and deadline threads are left alone; a thread's own larger slack is
- * kept; a thread whose slack was raised and is imposed less gets its own
- * back, and is forgotten once it has it.
- */
-static __always_inline bool plan(struct task_struct *p, __u64 imposed, struct tslack_write *w)
-{
-	__u64 cur = p->timer_slack_ns, target;
-	struct raised *r;
-
-	if (rt_or_dl(p))
-		return false;
-	r = bpf_task_storage_get(&raised, p, NULL, 0);
-	if (!r) {
-		if (imposed <= cur)
-			return false;
-		r = bpf_task_storage_get(&raised, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (!r)
-			return false;
-		r->own = cur;
-		r->written = 0;
-	} else if (cur != r->written && cur != r->own) {
-		/* Set since by the thread, or someone: its own now. */
-		r->own = cur;
-	}
-	target = r->own > imposed ? r->own : imposed;
-	if (target == cur) {
-		if (target == r->own)
-			bpf_task_storage_delete(&raised, p);
-		return false;
-	}
-	if (target != r->own)
-		r->written = target;
-	w->tid = p->pid;
-	w->start_boottime = p->start_boottime;
-	w->expect = cur;
-	w->slack = target;
-	return true;
-}
-
-static __always_inline bool plan_task(struct task_struct *p, struct tslack_write *w)
-{
-	return plan(p, imposed_on(p->cgroups->dfl_cgrp), w);
-}
-
-/*
- * Whether thread @p's slack is not what plan_task() would make it: only
- * read, for the programs that run as threads fork, move and set their
- * slack. Planning (which changes what is remembered) is left to the apply
- * iterator, which tslackctl follow runs right before it writes.
- */
-static __always_inline bool needs_plan(struct task_struct *p)
-{
-	__u64 imposed = imposed_on(p->cgroups->dfl_cgrp), own, target;
-	struct raised *r;
-
-	if (rt_or_dl(p))
-		return false;
-	r = bpf_task_storage_get(&raised, p, NULL, 0);
-	own = own_slack(p, r);
-	target = own > imposed ? own : imposed;
-	return target != p->timer_slack_ns || (r && target == own);
-}
-
-/* tslackctl follow's full pass: every thread whose slack must change. */
-SEC("iter/task")
-int tslack_apply(struct bpf_iter__task *ctx)
-{
-	struct task_struct *p = ctx->task;
-	struct tslack_write w = {};
-
-	if (p && plan_task(p, &w))
-		bpf_seq_write(ctx->meta->seq, &w, sizeof(w));
-	return 0;
-}
-
-/* tslackctl detach in per-task mode: every raised thread gets its own back. */
-SEC("iter/task")
-int tslack_restore(struct bpf_iter__task *ctx)
-{
-	struct task_struct *p = ctx->task;
-	struct tslack_write w = {};
-
-	if (p && plan(p, 0, &w))
-		bpf_seq_write(ctx->meta->seq, &w, sizeof(w));
-	return 0;
-}
-
-/* What happens between full passes, for tslackctl follow to act on. */
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
-} events SEC(".maps");
-
-/* Events the ring buffer had no room for: follow then makes a full pass. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} events_lost SEC(".maps");
-
-static __always_inline void emit(__u32 type, __s32 pid)
-{
-	struct tslack_event *ev;
-	__u32 zero = 0;
-	__u64 *lost;
-
-	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
-	if (!ev) {
-		lost = bpf_map_lookup_elem(&events_lost, &zero);
-		if (lost)
-			__sync_fetch_and_add(lost, 1);
-		return;
-	}
-	ev->type = type;
-	ev->pid = pid;
-	bpf_ringbuf_submit(ev, 0);
-}
-
-/*
- * A new thread has its parent's slack, raised or not (kernel/fork.c): it
- * inherits what is known of the parent's own, and is planned in its own
- * cgroup (clone3's CLONE_INTO_CGROUP). No event when the parent's slack
- * is right for it: a fork storm in a cgroup with a setting costs follow
- * nothing.
- */
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(tslack_fork, struct task_struct *parent, struct task_struct *child)
-{
-	struct raised *pr, *cr;
-
-	pr = bpf_task_storage_get(&raised, parent, NULL, 0);
-	if (pr && child->timer_slack_ns == pr->written) {
-		cr = bpf_task_storage_get(&raised, child, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (cr) {
-			cr->own = pr->own;
-			cr->written = pr->written;
-		}
-	}
-	if (needs_plan(child))
-		emit(TSLACK_EV_THREAD, child->pid);
-	return 0;
-}
-
-/*
- * A move into or out of a cgroup (cgroup.procs, cgroup.threads): the
- * thread, or every thread of the process.
- */
-SEC("fexit/cgroup_attach_task")
-int BPF_PROG(tslack_attach_task, struct cgroup *dst, struct task_struct *leader,
-	     bool threadgroup, int ret)
-{
-	if (ret)
-		return 0;
-	if (threadgroup && leader->signal->nr_threads > 1)
-		emit(TSLACK_EV_PROCESS, leader->tgid);
-	else if (needs_plan(leader))
-		emit(TSLACK_EV_THREAD, leader->pid);
-	return 0;
-}
-
-/* A thread that sets its own slack lower than imposed is raised again. */
-SEC("fexit/__x64_sys_prctl")
-int BPF_PROG(tslack_prctl, struct pt_regs *regs, long ret)
-{
-	struct task_struct *p = bpf_get_current_task_btf();
-
-	if (ret || PT_REGS_PARM1_CORE_SYSCALL(regs) != PR_SET_TIMERSLACK)
-		return 0;
-	if (needs_plan(p))
-		emit(TSLACK_EV_THREAD, p->pid);
-	return 0;
-}
+/* Per-task mode's programs: one object, so that they share the maps. */
+#include "tslack_pertask.bpf.h"
 
 /*
  * Run by tslackctl after it writes the map, so that a setting is used from
@@ -441,7 +268,7 @@ int tslack_invalidate(void *ctx)
 	__sync_fetch_and_add(&generation, 1);
 	/* Per-task mode: tslackctl follow makes a full pass. */
 	if (per_task)
-		emit(TSLACK_EV_ALL, 0);
+		emit(TSLACK_EV_ALL, NULL);
 	return 0;
 }
 

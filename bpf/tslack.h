@@ -84,14 +84,27 @@ struct tslack_write {
  * has moved on.
  */
 enum tslack_event_type {
-	TSLACK_EV_THREAD = 1,	/* thread @pid */
-	TSLACK_EV_PROCESS,	/* every thread of process @pid */
+	TSLACK_EV_THREAD = 1,	/* thread @pid of process @tgid */
+	TSLACK_EV_PROCESS,	/* every thread of process @tgid */
 	TSLACK_EV_ALL,		/* every thread: a setting changed */
+	TSLACK_EV_UNRAISE,	/* struct tslack_unraise: make this write now */
 };
 
 struct tslack_event {
 	__u32 type;
 	__s32 pid;		/* in the initial pid namespace */
+	__s32 tgid;
+	__u32 pad;
+};
+
+/*
+ * A thread forked with its parent's raised slack and no memory of it
+ * (its record could not be made): @w gives it its own slack back, rather
+ * than let the raised one count as its own for ever.
+ */
+struct tslack_unraise {
+	struct tslack_event ev;
+	struct tslack_write w;
 };
 
 /* Cgroups with a setting the map holds, unless attach says otherwise. */

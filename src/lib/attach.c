@@ -23,6 +23,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpffs.h"
+#include "load.h"
 #include "compiler.h"
 #include "pertask.h"
 #include "policy.h"
@@ -64,6 +65,11 @@ static const struct pin {
 	PIN("restore", PIN_PROG, progs.tslack_restore, PER_TASK),
 	PIN("events", PIN_MAP, maps.events, PER_TASK),
 	PIN("events-lost", PIN_MAP, maps.events_lost, PER_TASK),
+	PIN("follower", PIN_MAP, maps.follower, PER_TASK),
+	PIN("map-write", PIN_LINK, links.tslack_map_write, PER_TASK),
+	/* Where the kernel has them (load.c): no link otherwise, no pin. */
+	PIN("prctl32", PIN_LINK, links.tslack_prctl32, PER_TASK),
+	PIN("proc-write", PIN_LINK, links.tslack_proc_write, PER_TASK),
 };
 
 #define ATTACHING_PREFIX "tslack-attaching-"
@@ -135,7 +141,9 @@ static int clear_pin_dir(int bpffs, const struct stat *root, struct tslack_err *
 		return say_foreign(e, -1, TSLACK_PIN_NAME, why, "remove it and attach again");
 	if (dir < 0)
 		return explain(e, -1, TSLACK_PIN_DIR, dir);
-	err = flock(dir, LOCK_EX) ? -errno : has_link(dir);
+	err = lock_dir(dir, LOCK_EX);
+	if (!err)
+		err = has_link(dir);
 	if (err > 0)
 		err_set(e, 0, "already attached (%s exists); 'tslackctl detach' first",
 			TSLACK_LINK_PIN);
@@ -208,81 +216,10 @@ static int pin_all(const struct tslack_bpf *skel, enum policy_mode mode, int dir
 	int err = 0;
 
 	for (i = 0; !err && i < ARRAY_SIZE(pins); i++) {
-		if (pins[i].modes & (1 << mode))
+		if (pins[i].modes & (1 << mode) && pin_object(skel, &pins[i]))
 			err = pin_at(pin_fd(skel, &pins[i]), dir, pins[i].name);
 	}
 	return err;
-}
-
-/*
- * Load what @mode runs: the hook's struct_ops, or the programs that plan
- * per-task writes; the rule and the queries in both.
- */
-static void select_mode(struct tslack_bpf *skel, enum policy_mode mode)
-{
-	struct bpf_program *per_task[] = {
-		skel->progs.tslack_fork, skel->progs.tslack_attach_task,
-		skel->progs.tslack_prctl, skel->progs.tslack_apply, skel->progs.tslack_restore,
-	};
-	unsigned int i;
-
-	skel->rodata->per_task = mode == POLICY_PER_TASK;
-	/* libbpf loads a struct_ops program only for a map it creates. */
-	bpf_map__set_autocreate(skel->maps.tslack, mode == POLICY_HOOK);
-	bpf_map__set_autocreate(skel->maps.answers, mode == POLICY_HOOK);
-	for (i = 0; i < ARRAY_SIZE(per_task); i++)
-		bpf_program__set_autoload(per_task[i], mode == POLICY_PER_TASK);
-	/* Iterators are run, not attached: tslack_bpf__attach() leaves them. */
-	bpf_program__set_autoattach(skel->progs.tslack_query_cgroup, false);
-	bpf_program__set_autoattach(skel->progs.tslack_query_task, false);
-	bpf_program__set_autoattach(skel->progs.tslack_apply, false);
-	bpf_program__set_autoattach(skel->progs.tslack_restore, false);
-	/* Only per-task mode reads the events: one page for the hook's. */
-	if (mode == POLICY_HOOK)
-		bpf_map__set_max_entries(skel->maps.events, getpagesize());
-}
-
-/*
- * TSLACK_MAX_CACHE_AGE_MS in jiffies, which the policy reads for its age
- * check (one load, where a clock read costs a helper call). A coarse
- * clock ticks once a jiffy: its resolution is 1/HZ.
- */
-static __u64 max_age_jiffies(void)
-{
-	struct timespec tick;
-	__u64 ns;
-
-	if (clock_getres(CLOCK_MONOTONIC_COARSE, &tick))
-		return 1;
-	ns = tick.tv_sec * 1000000000ULL + tick.tv_nsec;
-	return ns ? TSLACK_MAX_CACHE_AGE_MS * 1000000ULL / ns : 1;
-}
-
-/*
- * Set the flags of the policy's struct_ops before it is loaded: of @flags
- * (enum policy_flag), those the kernel has. A policy built with the types
- * of a kernel without flags (an older dist/vmlinux.h) has no such member:
- * it attaches without them (plain slack, none for futex2 waits) and names
- * what is lost of what this kernel could have done.
- */
-static void set_ops_flags(struct tslack_bpf *skel, unsigned int flags)
-{
-	const struct btf *btf = bpf_object__btf(skel->obj);
-	__u64 bits = policy_kernel_flags(flags), align, futex2;
-	int off, type;
-
-	/* Through the policy's own BTF: its code does not name the member. */
-	off = btf_member_offset(btf, btf__find_by_name_kind(btf, "timer_slack_ops",
-							    BTF_KIND_STRUCT), "flags", &type);
-	if (off >= 0) {
-		memcpy((char *)skel->struct_ops.tslack + off, &bits, sizeof(bits));
-	} else if (bits) {
-		align = bits & policy_kernel_flags(POLICY_ALIGN);
-		futex2 = bits & ~align;
-		warn_say("this build of tslack cannot %s%s%s: attached without",
-			 align ? "align sleeps across CPUs" : "", align && futex2 ? " or " : "",
-			 futex2 ? "give futex2 waits slack" : "");
-	}
 }
 
 /* Load, attach and pin in @bpffs's private directory @tmp; 0, or -1. */
@@ -294,20 +231,9 @@ static int load_and_pin(int bpffs, const struct stat *root, const char *tmp,
 	unsigned int i;
 	int dir = -1, err;
 
-	skel = tslack_bpf__open();
+	skel = policy_load(mode, max_cgroups, flags, e);
 	if (!skel)
-		return err_errno(e, -1, "opening the policy", errno);
-	skel->rodata->max_age_jiffies = max_age_jiffies();
-	select_mode(skel, mode);
-	if (mode == POLICY_HOOK)
-		set_ops_flags(skel, flags);
-	err = bpf_map__set_max_entries(skel->maps.settings, max_cgroups);
-	if (!err)
-		err = tslack_bpf__load(skel);
-	if (err) {
-		err_errno(e, 0, "loading the policy", err);
-		goto out;
-	}
+		return -1;
 	err = tslack_bpf__attach(skel);
 	if (err == -EBUSY) {
 		err_set(e, 0, "attaching: another timer slack policy is attached");
@@ -347,7 +273,8 @@ out:
 	}
 	/* Once pinned, the pins keep the links: only drop our references. */
 	for (i = 0; !err && i < ARRAY_SIZE(pins); i++) {
-		if (pins[i].kind == PIN_LINK && pins[i].modes & (1 << mode))
+		if (pins[i].kind == PIN_LINK && pins[i].modes & (1 << mode) &&
+		    pin_object(skel, &pins[i]))
 			bpf_link__disconnect(pin_object(skel, &pins[i]));
 	}
 	tslack_bpf__destroy(skel);
@@ -388,7 +315,7 @@ int policy_attach(unsigned int max_cgroups, unsigned int flags, struct tslack_er
  * A thread forked meanwhile inherits what is known of its parent's, so
  * passes go on until one finds nothing to write (a few at most).
  */
-static int restore_own_slack(int dir)
+static int restore_own_slack(int dir, struct tslack_err *e)
 {
 	int prog, i, failed = 0;
 	long n = 1;
@@ -397,9 +324,15 @@ static int restore_own_slack(int dir)
 	if (prog == -ENOENT)
 		return 0;	/* the hook's, or an attach killed before */
 	if (prog < 0)
-		return prog;
+		return explain(e, -1, "detaching", prog);
+	/* The plans name threads as those namespaces do: none would match. */
+	if (!pertask_in_init_ns()) {
+		close(prog);
+		return err_set(e, -1,
+			       "detaching in per-task mode: only from the initial pid and time namespaces, where threads can be given their own slack back");
+	}
 	for (i = 0; i < 4 && n > 0; i++)
-		n = pertask_pass(prog, 0, 0, &failed);
+		n = pertask_pass(prog, 0, 0, &failed, NULL, NULL);
 	close(prog);
 	/* What could not be written stays raised: say so, and detach all the same. */
 	if (n < 0 || failed)
@@ -432,7 +365,12 @@ int policy_detach(struct tslack_err *e)
 	} else if (dir < 0) {
 		err = dir;
 	} else {
-		err = flock(dir, LOCK_EX) ? -errno : restore_own_slack(dir);
+		err = lock_dir(dir, LOCK_EX);
+		if (!err && restore_own_slack(dir, e)) {
+			close(dir);
+			close(bpffs);
+			return -1;
+		}
 		if (!err)
 			err = unpin_dir(bpffs, TSLACK_PIN_NAME, dir);
 		close(dir);

@@ -7,6 +7,8 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -27,7 +29,36 @@ int explain(struct tslack_err *e, int ret, const char *what, int err)
 		return err_set(e, ret,
 			       "%s: users may rename what is in it (not root's, or writable by others without the sticky bit): mount bpffs with mode=700 or mode=1777",
 			       TSLACK_BPFFS);
+	if (-err == E_LOCK_BUSY)
+		return err_set(e, ret,
+			       "%s: another tslack command or tslackctl follow has held its lock for %d s: try again",
+			       TSLACK_PIN_DIR, LOCK_TIMEOUT_S);
 	return err_errno(e, ret, what, err);
+}
+
+/*
+ * Polled rather than blocking: a blocking flock() has no timeout, and
+ * tslackctl follow lets go of its shared lock for a while after each
+ * slice of work (follow.c), so a waiting writer gets its turn.
+ */
+int lock_dir(int dir, int op)
+{
+	struct timespec start, t, nap = { 0, 1000000 };
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		if (!flock(dir, op | LOCK_NB))
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -errno;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - start.tv_sec >= LOCK_TIMEOUT_S)
+			return -E_LOCK_BUSY;
+		nanosleep(&nap, NULL);
+		/* 1 ms, doubling up to 8 ms: several tries in each of follow's gaps. */
+		if (nap.tv_nsec < 8000000)
+			nap.tv_nsec *= 2;
+	}
 }
 
 int say_foreign(struct tslack_err *e, int ret, const char *name, const char *why,

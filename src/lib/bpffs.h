@@ -28,7 +28,12 @@ enum {
 	E_UNSAFE = 4096,
 	/* Something tslack did not make has the name: never followed nor used. */
 	E_FOREIGN,
+	/* Another writer held the pin directory's lock for LOCK_TIMEOUT_S. */
+	E_LOCK_BUSY,
 };
+
+/* The longest a writer waits for the lock (lock_dir()) before it says so. */
+#define LOCK_TIMEOUT_S 10
 
 /*
  * bpffs's root, the one path we open there; its stat in @root. -ENODEV if
@@ -48,6 +53,13 @@ int open_ours(int bpffs, const struct stat *root, const char *name, char *why, s
  * something else has its name, -E_UNSAFE, or -errno.
  */
 int open_pin_dir(void);
+
+/*
+ * Take the checked @dir's lock, LOCK_EX for writers, attach and detach,
+ * LOCK_SH for tslackctl follow, waiting at most LOCK_TIMEOUT_S: 0,
+ * -E_LOCK_BUSY, or -errno.
+ */
+int lock_dir(int dir, int op);
 
 /* Is the policy's link pinned in the checked @dir? 1, 0, or -errno. */
 int has_link(int dir);

@@ -12,9 +12,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
@@ -39,13 +41,19 @@ static int read_at(int dir, const char *name, char *buf, size_t len)
 	return 0;
 }
 
-/* The start time of the thread of /proc directory @dir, in clock ticks. */
-static int start_ticks(int dir, unsigned long long *ticks)
+/*
+ * The start time of thread @tid, of /proc directory @dir, in clock ticks.
+ * From task/TID/stat, the thread's own: /proc/TID/stat is its process's,
+ * which walks every thread of it (a pass over a process of N threads
+ * would cost N^2).
+ */
+static int start_ticks(int dir, int tid, unsigned long long *ticks)
 {
-	char buf[1024], *p;
+	char buf[1024], name[32], *p;
 	int err, i;
 
-	err = read_at(dir, "stat", buf, sizeof(buf));
+	snprintf(name, sizeof(name), "task/%d/stat", tid);
+	err = read_at(dir, name, buf, sizeof(buf));
 	if (err)
 		return err;
 	/* The name, field 2, may hold anything: count from its last ')'. */
@@ -71,7 +79,7 @@ static int still_planned(int dir, const struct tslack_write *w, int *fd)
 	int err;
 
 	/* /proc's start time is start_boottime in USER_HZ ticks (nsec_to_clock_t). */
-	err = start_ticks(dir, &ticks);
+	err = start_ticks(dir, w->tid, &ticks);
 	if (err)
 		return err;
 	if (hz <= 0 || ticks != w->start_boottime / (1000000000ULL / hz))
@@ -112,16 +120,20 @@ int pertask_write(const struct tslack_write *w)
 	return ret == -ENOENT || ret == -ESRCH ? 0 : ret;
 }
 
-long pertask_pass(int prog_fd, int pid, int tid, int *failed)
+long pertask_pass(int prog_fd, int pid, int tid, int *failed, pertask_slice_fn *slice, void *ctx)
 {
 	union bpf_iter_link_info info = {};
 	LIBBPF_OPTS(bpf_link_create_opts, opts, .iter_info = &info,
 		    .iter_info_len = sizeof(info));
-	struct tslack_write w[128];
+	/*
+	 * A multiple of the record: the iterator plans no more threads than
+	 * a read asks for, so none is planned and left unwritten.
+	 */
+	struct tslack_write w[PERTASK_SLICE];
 	size_t have = 0, i;
 	long written = 0;
-	int link, iter, ret;
-	ssize_t n;
+	int link, iter, done, ret = 0;
+	ssize_t n = 0;
 
 	info.task.pid = pid;
 	info.task.tid = tid;
@@ -132,40 +144,113 @@ long pertask_pass(int prog_fd, int pid, int tid, int *failed)
 	close(link);
 	if (iter < 0)
 		return -errno;
-	/* Records may be split across reads: carry the rest over. */
-	while ((n = read(iter, (char *)w + have, sizeof(w) - have)) > 0) {
+	while (!ret && (n = read(iter, (char *)w + have, sizeof(w) - have)) > 0) {
 		have += n;
 		for (i = 0; i < have / sizeof(*w); i++) {
-			ret = pertask_write(&w[i]);
-			if (ret > 0)
+			done = pertask_write(&w[i]);
+			if (done > 0)
 				written++;
-			else if (ret < 0 && !*failed)
-				*failed = ret;
+			else if (done < 0 && !*failed)
+				*failed = done;
 		}
+		/* Records may be split across reads: carry the rest over. */
 		memmove(w, (char *)w + i * sizeof(*w), have % sizeof(*w));
 		have %= sizeof(*w);
+		ret = slice ? slice(ctx, i) : 0;
 	}
-	if (n < 0)
-		written = -errno;
+	if (!ret && n < 0)
+		ret = -errno;
 	close(iter);
-	return written;
+	return ret < 0 ? ret : written;
 }
 
-bool pertask_in_init_pidns(void)
+/* The initial namespace of @kind has this inode (include/linux/proc_ns.h). */
+static bool in_init_ns(const char *kind, ino_t init)
 {
-	char buf[4096], *p, *end;
-	int dir, err;
+	char path[32];
+	struct stat st;
 
-	dir = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dir < 0)
-		return false;
-	err = read_at(dir, "status", buf, sizeof(buf));
-	close(dir);
-	p = err ? NULL : strstr(buf, "\nNSpid:\t");
-	end = p ? strchr(p + 1, '\n') : NULL;
-	if (!end)
-		return false;
-	*end = '\0';
-	/* One number per pid namespace, the process is in: one in the initial one. */
-	return !strchr(p + strlen("\nNSpid:\t"), '\t');
+	snprintf(path, sizeof(path), "/proc/self/ns/%s", kind);
+	/* A kernel without time namespaces has only the initial one. */
+	if (stat(path, &st))
+		return errno == ENOENT;
+	return st.st_ino == init;
+}
+
+bool pertask_in_init_ns(void)
+{
+	return in_init_ns("pid", 0xEFFFFFFCU) && in_init_ns("time", 0xEFFFFFFAU);
+}
+
+/* A thread of ours that is not the main one: it says its tid, then waits. */
+struct helper {
+	int quit[2], ack[2];
+	int tid;
+};
+
+static void *helper_run(void *arg)
+{
+	struct helper *h = arg;
+	char c;
+
+	h->tid = gettid();
+	if (write(h->ack[1], "x", 1) == 1)
+		while (read(h->quit[0], &c, 1) > 0)
+			;
+	return NULL;
+}
+
+/* Does the query iterator, filtered by thread @tid, find that thread alone? */
+static int query_finds(int prog, int tid)
+{
+	union bpf_iter_link_info info = { .task.tid = tid };
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .iter_info = &info,
+		    .iter_info_len = sizeof(info));
+	struct tslack_query q;
+	int link, iter, mine = 0, others = 0;
+
+	link = bpf_link_create(prog, 0, BPF_TRACE_ITER, &opts);
+	if (link < 0)
+		return -errno;
+	iter = bpf_iter_create(link);
+	close(link);
+	if (iter < 0)
+		return -errno;
+	while (read(iter, &q, sizeof(q)) == sizeof(q)) {
+		if (q.tid == tid)
+			mine++;
+		else
+			others++;
+	}
+	close(iter);
+	return mine == 1 && !others;
+}
+
+int pertask_tid_filter_works(int query_prog)
+{
+	struct helper h = { .quit = { -1, -1 }, .ack = { -1, -1 } };
+	pthread_t thread;
+	int ret, i;
+	char c;
+
+	if (pipe2(h.quit, O_CLOEXEC) || pipe2(h.ack, O_CLOEXEC)) {
+		ret = -errno;
+		goto out;
+	}
+	ret = -pthread_create(&thread, NULL, helper_run, &h);
+	if (ret)
+		goto out;
+	ret = read(h.ack[0], &c, 1) == 1 ? query_finds(query_prog, h.tid) : -EIO;
+	/* The helper's read sees the end of the pipe and returns. */
+	close(h.quit[1]);
+	h.quit[1] = -1;
+	pthread_join(thread, NULL);
+out:
+	for (i = 0; i < 2; i++) {
+		if (h.quit[i] >= 0)
+			close(h.quit[i]);
+		if (h.ack[i] >= 0)
+			close(h.ack[i]);
+	}
+	return ret;
 }

@@ -244,7 +244,9 @@ int policy_lock(struct tslack_err *e)
 	lock = open_pin_dir();
 	if (lock >= 0) {
 		/* A detach that ran while we waited unpinned the link first. */
-		err = flock(lock, LOCK_EX) ? -errno : has_link(lock);
+		err = lock_dir(lock, LOCK_EX);
+		if (!err)
+			err = has_link(lock);
 		if (err <= 0) {
 			close(lock);
 			lock = err ? err : -ENOENT;
