@@ -105,7 +105,10 @@ static int usage(void)
 	      "       tslack-probe lock PATH COMMAND [ARG]... (COMMAND holds a flock on PATH)\n"
 	      "       tslack-probe move-wait CGROUP_DIR NS (microseconds until the slack is NS)\n"
 	      "       tslack-probe lower-wait NS (set it, then wait until it is raised)\n"
+	      "       tslack-probe lower-proc-wait NS (the same through /proc/self/timerslack_ns)\n"
+	      "       tslack-probe many-threads N SECONDS (N threads; print the pid)\n"
 	      "       tslack-probe fifo SECONDS (SCHED_FIFO; print the pid)\n"
+	      "       tslack-probe sched TID fifo|other\n"
 	      "       tslack-probe forks N (N children that exit at once)\n",
 	      stderr);
 	return 2;
@@ -268,7 +271,7 @@ static void *watch_slack(void *arg)
  * microseconds from then until the slack is @ns (or, lowered, raised above it) and
  * the slack then. 5 s at most: then "timeout" and exit 1.
  */
-static int wait_slack(const char *dir, unsigned long long ns)
+static int wait_slack(const char *dir, unsigned long long ns, bool through_proc)
 {
 	struct slack_watch w = { .ns = ns, .raised = !dir, .ret = 1 };
 	struct sched_param sp = { .sched_priority = 10 };
@@ -303,6 +306,13 @@ static int wait_slack(const char *dir, unsigned long long ns)
 		f = fopen(path, "w");
 		if (!f || fprintf(f, "%d\n", getpid()) < 0 || fclose(f)) {
 			perror(path);
+			w.failed = true;
+		}
+	} else if (through_proc) {
+		/* As a thread may itself, without any capability. */
+		f = fopen("/proc/self/timerslack_ns", "w");
+		if (!f || fprintf(f, "%llu\n", ns) < 0 || fclose(f)) {
+			perror("/proc/self/timerslack_ns");
 			w.failed = true;
 		}
 	} else {
@@ -470,9 +480,28 @@ int main(int argc, char **argv)
 	if (argc >= 4 && !strcmp(argv[1], "duration") && atol(argv[2]) > 0)
 		return duration(atol(argv[2]), argv + 3);
 	if (argc == 4 && !strcmp(argv[1], "move-wait"))
-		return wait_slack(argv[2], strtoull(argv[3], NULL, 10));
+		return wait_slack(argv[2], strtoull(argv[3], NULL, 10), false);
 	if (argc == 3 && !strcmp(argv[1], "lower-wait"))
-		return wait_slack(NULL, strtoull(argv[2], NULL, 10));
+		return wait_slack(NULL, strtoull(argv[2], NULL, 10), false);
+	if (argc == 3 && !strcmp(argv[1], "lower-proc-wait"))
+		return wait_slack(NULL, strtoull(argv[2], NULL, 10), true);
+	if (argc == 4 && !strcmp(argv[1], "many-threads")) {
+		/* N threads in all, until killed or SECONDS pass. */
+		long i, n = atol(argv[2]);
+		pthread_t t;
+
+		signal(SIGTERM, exit_now);
+		for (i = 1; i < n; i++) {
+			if (pthread_create(&t, NULL, sleep_forever, NULL)) {
+				perror("tslack-probe: a thread");
+				return 1;
+			}
+		}
+		printf("%d\n", getpid());
+		fflush(stdout);
+		sleep(atoi(argv[3]));
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "fifo")) {
 		struct sched_param sp = { .sched_priority = 10 };
 
@@ -484,6 +513,17 @@ int main(int argc, char **argv)
 		printf("%d\n", getpid());
 		fflush(stdout);
 		sleep(atoi(argv[2]));
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "sched")) {
+		/* Thread TID made SCHED_FIFO or SCHED_OTHER (busybox has no chrt). */
+		struct sched_param sp = { .sched_priority = !strcmp(argv[3], "fifo") ? 10 : 0 };
+
+		if (sched_setscheduler(atoi(argv[2]), sp.sched_priority ? SCHED_FIFO : SCHED_OTHER,
+				       &sp)) {
+			perror("tslack-probe: sched_setscheduler");
+			return 1;
+		}
 		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "forks")) {

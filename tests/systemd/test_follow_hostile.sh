@@ -1,0 +1,94 @@
+#!/bin/sh
+# Per-task mode against a user who tries to stall, fool or outlast it, in
+# the systemd guest on Debian's own kernels with the package's units
+# running (tslack.service, tslack-follow.service): alice moves a process
+# of 2000 threads between two cgroups of her own delegated subtree, inside
+# a slice with a setting, while root writes settings and tslackd runs;
+# then the follower is SIGKILLed and must be restarted and catch up, a
+# second follower is refused, and a stop of tslack.service gives every
+# thread its own slack back.
+. /usr/local/lib/tslack/systemd-lib.sh
+plan 11
+
+uid=$(uid_of alice)
+mine=$CG/user.slice/user-$uid.slice/user@$uid.service
+follow_pid() { systemctl show -P MainPID tslack-follow.service; }
+cpu_ms() {
+	awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$1/stat"
+}
+restarts() { systemctl show -P NRestarts "$1"; }
+thread_slacks() {
+	for _t in $(ls "/proc/$1/task"); do cat "/proc/$_t/timerslack_ns"; done | sort -u
+}
+
+session_open alice
+systemctl start tslackd.service
+tslackctl set "/user.slice/user-$uid.slice" 10ms
+# Her own cgroups, in the subtree systemd delegates to her.
+session_run alice "mkdir $(q "$mine/ha") $(q "$mine/hb")" ||
+	echo "# cannot make alice's cgroups"
+# Started by her own systemd, as an app: inside her delegated subtree.
+pf=$(probe_file many.pid alice)
+user_app alice tslack-hostile-many.service "exec tslack-probe many-threads 2000 600 >$(q "$pf")"
+poll 30 test -s "$pf"
+m=$(cat "$pf")
+poll 15 eval '[ "$(thread_slacks $m)" = 10000000 ]'
+
+# Her storm: 20 s of moves, as fast as the kernel takes them.
+f=$(follow_pid)
+c0=$(cpu_ms "$f")
+t0=$(date +%s)
+session_spawn alice "end=\$((\$(date +%s) + 20)); while [ \$(date +%s) -lt \$end ]; do
+	echo $m > $(q "$mine/ha/cgroup.procs"); echo $m > $(q "$mine/hb/cgroup.procs"); done"
+# Root's writes meanwhile, on a cgroup of root's own.
+mkdir -p "$CG/system.slice/tslack-hostile"
+worst=0
+for i in 1 2 3 4 5 6 7 8; do
+	sleep 2
+	us=$(tslack-probe duration 1 tslackctl set system.slice/tslack-hostile $((i + 1))ms)
+	[ "$us" -gt "$worst" ] 2>/dev/null && worst=$us
+done
+poll 30 eval '[ $(($(date +%s) - t0)) -ge 21 ]'
+c1=$(cpu_ms "$f")
+t1=$(date +%s)
+share=$(((c1 - c0) / (t1 - t0) / 10))
+echo "# alice's storm: root's set took at most $worst us; follow used $share% of a CPU in $((t1 - t0)) s"
+[ "$worst" -le 3000000 ] && pass hostile/set_answers || fail hostile/set_answers "$worst us"
+[ "$share" -le 40 ] && pass hostile/follow_cpu_bounded || fail hostile/follow_cpu_bounded "$share%"
+eq hostile/same_follower "$f" "$(follow_pid)"
+eq hostile/tslackd_not_restarted "active 0" \
+	"$(systemctl is-active tslackd.service) $(restarts tslackd.service)"
+poll 15 eval '[ "$(thread_slacks $m)" = 10000000 ]'
+eq hostile/threads_right_after "10000000" "$(thread_slacks "$m")"
+
+# A second follower is refused; the unit's stays.
+out=$(tslackctl follow 2>&1)
+eq hostile/one_follower \
+	"tslackctl: another tslackctl follow is running (pid $f): one follower at a time|1" \
+	"$out|$(tslackctl follow >/dev/null 2>&1; echo $?)"
+
+# The follower SIGKILLed: restarted by its unit, it catches up with what
+# changed meanwhile.
+n0=$(restarts tslack-follow.service)
+kill -KILL "$f"
+tslackctl set "/user.slice/user-$uid.slice" 20ms
+poll 30 eval '[ "$(restarts tslack-follow.service)" -gt "$n0" ] &&
+	[ "$(systemctl is-active tslack-follow.service)" = active ]'
+eq hostile/follower_restarted active "$(systemctl is-active tslack-follow.service)"
+poll 20 eval '[ "$(thread_slacks $m)" = 20000000 ]'
+eq hostile/caught_up 20000000 "$(thread_slacks "$m")"
+
+# A stop of tslack.service (detach) gives every thread its own back.
+systemctl stop tslack.service
+eq hostile/stop_own_back 50000 "$(thread_slacks "$m")"
+eq hostile/stop_nothing_pinned "" "$(ls /sys/fs/bpf/tslack 2>/dev/null)"
+systemctl start tslack.service
+poll 20 eval '[ "$(systemctl is-active tslack-follow.service)" = active ]'
+eq hostile/restarted_after_stop active "$(systemctl is-active tslack-follow.service)"
+
+kill "$m" 2>/dev/null
+systemctl stop tslackd.service
+session_close alice
+rmdir "$mine/ha" "$mine/hb" "$CG/system.slice/tslack-hostile" 2>/dev/null
+tslackctl set "/user.slice/user-$uid.slice" 0 2>/dev/null
+exit 0
