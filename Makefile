@@ -209,8 +209,8 @@ $(VMROOT)/usr/local/bin/tslack-probe: tests/policy/tslack-probe.c $(TEST_LIB) te
 # The tests of the systemd guest: a directory of their own, so that the
 # busybox guest's runner does not pick them up.
 SYSTEMD_TESTDIR := $(VMROOT)/usr/local/libexec/tslack/systemd-tests
-# test_follow_hostile is per-task mode's alone (PERTASK_SYSTEMD_TESTS).
-SYSTEMD_TESTS := $(filter-out test_follow_hostile,\
+# test_zx_follow_hostile is per-task mode's alone (PERTASK_SYSTEMD_TESTS).
+SYSTEMD_TESTS := $(filter-out test_zx_follow_hostile,\
 	$(patsubst tests/systemd/%.sh,%,$(wildcard tests/systemd/test_*.sh)))
 
 $(SYSTEMD_TESTDIR)/%: tests/systemd/%.sh
@@ -237,7 +237,7 @@ $(addprefix $(PERTASK_TESTDIR)/,$(PERTASK_POLICY_TESTS)): $(PERTASK_TESTDIR)/%: 
 # Of the systemd guest's tests, those that hold in either mode: run on
 # Debian 12's own kernel too, with the package installed.
 PERTASK_SYSTEMD_TESTDIR := $(VMROOT)/usr/local/libexec/tslack/pertask-systemd-tests
-PERTASK_SYSTEMD_TESTS := test_follow_unit test_follow_hostile test_hardening test_package \
+PERTASK_SYSTEMD_TESTS := test_follow_unit test_zx_follow_hostile test_hardening test_package \
 	test_tslackd test_zy_autopkgtest
 
 $(PERTASK_SYSTEMD_TESTDIR)/%: tests/systemd/%.sh

@@ -6,7 +6,7 @@
 # kept and its own value comes back; realtime threads and cgroups without
 # a setting are left alone; follow's work stays bounded.
 . /usr/local/lib/tslack/harness.sh
-plan 45
+plan 46
 ms=1000000
 # slack_of PID: the slack of each thread of PID, space-separated. Only
 # /proc/TID has timerslack_ns, not /proc/PID/task/TID.
@@ -242,6 +242,14 @@ eq "pt/lock_timeout" \
 	"tslackctl: /sys/fs/bpf/tslack: another tslack command or tslackctl follow has held its lock for 10 s: try again|1" \
 	"$out|$rc"
 wait $h
+
+# Detach from another pid namespace could give no thread its slack back
+# (the plans number threads as the initial one does): refused, still attached.
+out=$(unshare -p -f tslackctl detach 2>&1)
+eq "pt/detach_other_pidns_refused" \
+	"tslackctl: detaching in per-task mode: only from the initial pid and time namespaces, where threads can be given their own slack back|1|attached" \
+	"$out|$(unshare -p -f tslackctl detach >/dev/null 2>&1; echo $?)|$(
+		test -e /sys/fs/bpf/tslack/policy && echo attached)"
 
 # Detach: every raised thread gets its own back; follow waits for the
 # next attach (a detach and attach by hand), and stops on SIGTERM.

@@ -6,9 +6,10 @@
 # a slice with a setting, while root writes settings and tslackd runs;
 # then the follower is SIGKILLed and must be restarted and catch up, a
 # second follower is refused, and a stop of tslack.service gives every
-# thread its own slack back.
+# thread its own slack back. Named to run after test_package, which
+# checks when tslack.service first started.
 . /usr/local/lib/tslack/systemd-lib.sh
-plan 11
+plan 13
 
 uid=$(uid_of alice)
 mine=$CG/user.slice/user-$uid.slice/user@$uid.service
@@ -17,8 +18,10 @@ cpu_ms() {
 	awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$1/stat"
 }
 restarts() { systemctl show -P NRestarts "$1"; }
+# thread_slacks PID: the slacks of PID's threads, each once; one cat for
+# all (a cat per thread of 2000 takes seconds under TCG).
 thread_slacks() {
-	for _t in $(ls "/proc/$1/task"); do cat "/proc/$_t/timerslack_ns"; done | sort -u
+	ls "/proc/$1/task" | sed 's|.*|/proc/&/timerslack_ns|' | xargs cat 2>/dev/null | sort -u
 }
 
 session_open alice
@@ -33,13 +36,16 @@ user_app alice tslack-hostile-many.service "exec tslack-probe many-threads 2000 
 poll 30 test -s "$pf"
 m=$(cat "$pf")
 poll 15 eval '[ "$(thread_slacks $m)" = 10000000 ]'
+echo "# alice's process $m: $(ls "/proc/$m/task" | wc -l) threads at $(thread_slacks "$m")"
 
 # Her storm: 20 s of moves, as fast as the kernel takes them.
 f=$(follow_pid)
 c0=$(cpu_ms "$f")
 t0=$(date +%s)
-session_spawn alice "end=\$((\$(date +%s) + 20)); while [ \$(date +%s) -lt \$end ]; do
-	echo $m > $(q "$mine/ha/cgroup.procs"); echo $m > $(q "$mine/hb/cgroup.procs"); done"
+moves=$(probe_file moves alice)
+session_spawn alice "end=\$((\$(date +%s) + 20)); n=0; while [ \$(date +%s) -lt \$end ]; do
+	echo $m > $(q "$mine/ha/cgroup.procs") && echo $m > $(q "$mine/hb/cgroup.procs") &&
+	n=\$((n + 2)); echo \$n > $(q "$moves"); done"
 # Root's writes meanwhile, on a cgroup of root's own.
 mkdir -p "$CG/system.slice/tslack-hostile"
 worst=0
@@ -52,7 +58,8 @@ poll 30 eval '[ $(($(date +%s) - t0)) -ge 21 ]'
 c1=$(cpu_ms "$f")
 t1=$(date +%s)
 share=$(((c1 - c0) / (t1 - t0) / 10))
-echo "# alice's storm: root's set took at most $worst us; follow used $share% of a CPU in $((t1 - t0)) s"
+echo "# alice's storm: $(cat "$moves") moves; root's set took at most $worst us; follow used $share% of a CPU in $((t1 - t0)) s"
+[ "$(cat "$moves")" -ge 10 ] 2>/dev/null && pass hostile/alice_moved || fail hostile/alice_moved "$(cat "$moves") moves"
 [ "$worst" -le 3000000 ] && pass hostile/set_answers || fail hostile/set_answers "$worst us"
 [ "$share" -le 40 ] && pass hostile/follow_cpu_bounded || fail hostile/follow_cpu_bounded "$share%"
 eq hostile/same_follower "$f" "$(follow_pid)"
@@ -60,6 +67,32 @@ eq hostile/tslackd_not_restarted "active 0" \
 	"$(systemctl is-active tslackd.service) $(restarts tslackd.service)"
 poll 15 eval '[ "$(thread_slacks $m)" = 10000000 ]'
 eq hostile/threads_right_after "10000000" "$(thread_slacks "$m")"
+
+# PIDs reused at once (pid_max lowered): alice's short-lived children
+# each move from an exempt cgroup of hers into one with 10 ms (a write for
+# follow to make) and exit, while root's own short-lived processes, in a
+# cgroup without a setting, take their numbers: none of root's may get
+# alice's slack (follow writes only to the thread that started when the
+# policy planned it).
+kill "$m" 2>/dev/null
+tslackctl set system.slice/tslack-hostile 0
+tslackctl exempt "${mine#$CG}/ha"
+pid_max=$(cat /proc/sys/kernel/pid_max)
+echo 1024 >/proc/sys/kernel/pid_max
+user_app alice tslack-hostile-reuse.service "echo \$\$ > $(q "$mine/ha/cgroup.procs");
+	end=\$((\$(date +%s) + 15)); while [ \$(date +%s) -lt \$end ]; do
+	sh -c 'echo \$\$ > $(q "$mine/hb/cgroup.procs")'; done"
+got=$(sh -c 'echo $$ > "$1/cgroup.procs"; end=$(($(date +%s) + 12))
+	while [ "$(date +%s)" -lt $end ]; do cat /proc/self/timerslack_ns; done' sh \
+	"$CG/system.slice/tslack-hostile" | sort | uniq -c | awk '{ print $2 "x" $1 }' | tr '\n' ' ')
+echo $pid_max >/proc/sys/kernel/pid_max
+echo "# root's short-lived processes while alice's reused their pids: $got"
+eq hostile/pid_reuse_root_untouched 50000 "$(echo "$got" | tr ' ' '\n' | sed -n 's/x.*//p' | sort -u)"
+tslackctl set --max "${mine#$CG}/ha" 0
+user_app alice tslack-hostile-many2.service "exec tslack-probe many-threads 200 600 >$(q "$pf")"
+poll 30 eval '[ -s "$pf" ] && [ "$(cat "$pf")" != "$m" ]'
+m=$(cat "$pf")
+poll 20 eval '[ "$(thread_slacks $m)" = 10000000 ]'
 
 # A second follower is refused; the unit's stays.
 out=$(tslackctl follow 2>&1)
