@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "iter.h"
 #include "pertask.h"
 
 /* Read the small file @name of @dir into @buf, NUL-terminated: 0 or -errno. */
@@ -122,9 +123,7 @@ int pertask_write(const struct tslack_write *w)
 
 long pertask_pass(int prog_fd, int pid, int tid, int *failed, pertask_slice_fn *slice, void *ctx)
 {
-	union bpf_iter_link_info info = {};
-	LIBBPF_OPTS(bpf_link_create_opts, opts, .iter_info = &info,
-		    .iter_info_len = sizeof(info));
+	union bpf_iter_link_info info = { .task.pid = pid, .task.tid = tid };
 	/*
 	 * A multiple of the record: the iterator plans no more threads than
 	 * a read asks for, so none is planned and left unwritten.
@@ -132,18 +131,12 @@ long pertask_pass(int prog_fd, int pid, int tid, int *failed, pertask_slice_fn *
 	struct tslack_write w[PERTASK_SLICE];
 	size_t have = 0, i;
 	long written = 0;
-	int link, iter, done, ret = 0;
+	int iter, done, ret = 0;
 	ssize_t n = 0;
 
-	info.task.pid = pid;
-	info.task.tid = tid;
-	link = bpf_link_create(prog_fd, 0, BPF_TRACE_ITER, &opts);
-	if (link < 0)
-		return -errno;
-	iter = bpf_iter_create(link);
-	close(link);
+	iter = iter_open(prog_fd, &info);
 	if (iter < 0)
-		return -errno;
+		return iter;
 	while (!ret && (n = read(iter, (char *)w + have, sizeof(w) - have)) > 0) {
 		have += n;
 		for (i = 0; i < have / sizeof(*w); i++) {
@@ -204,18 +197,12 @@ static void *helper_run(void *arg)
 static int query_finds(int prog, int tid)
 {
 	union bpf_iter_link_info info = { .task.tid = tid };
-	LIBBPF_OPTS(bpf_link_create_opts, opts, .iter_info = &info,
-		    .iter_info_len = sizeof(info));
+	int iter, mine = 0, others = 0;
 	struct tslack_query q;
-	int link, iter, mine = 0, others = 0;
 
-	link = bpf_link_create(prog, 0, BPF_TRACE_ITER, &opts);
-	if (link < 0)
-		return -errno;
-	iter = bpf_iter_create(link);
-	close(link);
+	iter = iter_open(prog, &info);
 	if (iter < 0)
-		return -errno;
+		return iter;
 	while (read(iter, &q, sizeof(q)) == sizeof(q)) {
 		if (q.tid == tid)
 			mine++;

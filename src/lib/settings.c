@@ -9,6 +9,7 @@
 
 #include "bpffs.h"
 #include "format.h"
+#include "iter.h"
 #include "map_keys.h"
 #include "policy.h"
 #include "settings.h"
@@ -68,20 +69,13 @@ int settings_query_fd(struct tslack_err *e)
 /* Run the iterator @prog as @info says; read at most @len bytes of it. */
 static ssize_t iter_read(int prog, union bpf_iter_link_info *info, void *buf, size_t len)
 {
-	LIBBPF_OPTS(bpf_link_create_opts, opts, .iter_info = info,
-		    .iter_info_len = sizeof(*info));
 	size_t got = 0;
-	int link, iter;
 	ssize_t n = 0;
+	int iter;
 
-	link = bpf_link_create(prog, 0, BPF_TRACE_ITER, &opts);
-	if (link < 0)
-		return -errno;
-	iter = bpf_iter_create(link);
-	n = iter < 0 ? -errno : 0;
-	close(link);
-	if (n)
-		return n;
+	iter = iter_open(prog, info);
+	if (iter < 0)
+		return iter;
 	while (got < len && (n = read(iter, (char *)buf + got, len - got)) > 0)
 		got += n;
 	n = n < 0 ? -errno : (ssize_t)got;
