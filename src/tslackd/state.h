@@ -14,6 +14,9 @@
 #include "logind.h"
 #include "record.h"
 
+/* "min" and "max", by enum field: the map's field and the state file's word. */
+extern const char *const field_name[];
+
 /* A field of a cgroup's setting that tslackd wants to hold a value. */
 struct want {
 	uint64_t id;
@@ -61,6 +64,13 @@ int state_reconcile(struct state *st, const struct want *want, int n,
  * could be read is in @st).
  */
 int state_load(const char *file, struct state *st);
+
+/*
+ * Take @a, read from line @no of @file, into @st if it is to be undone
+ * (state_load()'s, for state.c's table). 0 or -1.
+ */
+int state_add_loaded(const char *file, unsigned int no, struct state *st,
+		     const struct applied *a);
 
 /*
  * Write @st and, for tslackd --status, the @n sessions and their slack
