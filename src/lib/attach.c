@@ -298,7 +298,7 @@ int policy_attach(unsigned int max_cgroups, unsigned int flags, struct tslack_er
 	mode = policy_kernel_mode();
 	/* Before libbpf would say it in many lines of its own. */
 	if (!err && mode < 0)
-		err = policy_no_btf(e, -1);
+		err = policy_unsupported(e, -1, mode);
 	if (!err) {
 		remove_dead_attaches(bpffs, &root);
 		/* bpffs refuses dots in names. */

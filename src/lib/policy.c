@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -32,14 +33,25 @@ int policy_kernel_mode(void)
 
 	if (!btf)
 		return -ENOENT;
-	mode = btf__find_by_name_kind(btf, "timer_slack_ops", BTF_KIND_STRUCT) > 0 ?
-	       POLICY_HOOK : POLICY_PER_TASK;
+	if (btf__find_by_name_kind(btf, "timer_slack_ops", BTF_KIND_STRUCT) > 0)
+		mode = POLICY_HOOK;
+	/* Filtered task iterators (Linux 6.1), which follow plans with. */
+	else if (btf__find_by_name_kind(btf, "bpf_iter_task_type", BTF_KIND_ENUM) > 0)
+		mode = POLICY_PER_TASK;
+	else
+		mode = -EOPNOTSUPP;
 	btf__free(btf);
 	return mode;
 }
 
-int policy_no_btf(struct tslack_err *e, int ret)
+int policy_unsupported(struct tslack_err *e, int ret, int mode)
 {
+	struct utsname u;
+
+	if (mode == -EOPNOTSUPP)
+		return err_set(e, ret,
+			       "per-task mode needs Linux 6.1 or later (its filtered task iterators); this kernel is %s",
+			       uname(&u) ? "older" : u.release);
 	return err_set(e, ret,
 		       "this kernel has no BTF (/sys/kernel/btf/vmlinux): tslack needs CONFIG_DEBUG_INFO_BTF=y");
 }

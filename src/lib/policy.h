@@ -66,12 +66,13 @@ const char *policy_mode_name(enum policy_mode mode);
 
 /*
  * How tslack can attach on the running kernel, by its BTF: POLICY_HOOK if
- * it has timer_slack_ops, POLICY_PER_TASK if not, -ENOENT without BTF.
+ * it has timer_slack_ops, POLICY_PER_TASK if it is Linux 6.1 or later,
+ * -EOPNOTSUPP if older, -ENOENT without BTF.
  */
 int policy_kernel_mode(void);
 
-/* That the kernel has no BTF, in @e; returns @ret. */
-int policy_no_btf(struct tslack_err *e, int ret);
+/* Why tslack cannot attach, for policy_kernel_mode()'s @mode, in @e; returns @ret. */
+int policy_unsupported(struct tslack_err *e, int ret, int mode);
 
 struct btf;
 

@@ -136,7 +136,7 @@ int cmd_supported(int argc, char **argv __always_unused, const struct opts *o)
 		return usage_error("usage: tslackctl supported [--per-task]");
 	mode = policy_kernel_mode();
 	if (mode < 0) {
-		policy_no_btf(&e, 0);
+		policy_unsupported(&e, 0, mode);
 		return fail(&e);
 	}
 	if (o->per_task && mode == POLICY_HOOK) {
