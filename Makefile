@@ -46,7 +46,7 @@ KSRC := $(CACHE)/linux-source-6.12
 SELFTEST := $(KSRC)/tools/testing/selftests/timer_slack
 POLICY_TESTS := $(patsubst tests/policy/%.sh,%,$(wildcard tests/policy/*.sh))
 
-.PHONY: deps kernel kernel-deb kernel-vanilla tools vmroot test test-pertask demo bench bench-real stress fuzz checkpatch bisect-check \
+.PHONY: deps deps-package kernel kernel-deb kernel-vanilla tools vmroot test test-pertask demo bench bench-real stress fuzz checkpatch bisect-check \
 	clean help install install-tools tarball-tools uninstall programs vmlinux-snapshot deb
 .DEFAULT_GOAL := help
 
@@ -72,11 +72,17 @@ help:
 	@echo 'make install install tslackctl, its man page, completion and tslack.service'
 	@echo '             (PREFIX=$(PREFIX), DESTDIR=); needs only the patched tree'
 	@echo 'make deb     build/deb/tslack_VERSION_amd64.deb with debhelper, checked by lintian'
-	@echo 'make deps    apt-get install what is missing'
+	@echo 'make deps    apt-get install what is missing (the lab: QEMU, mmdebstrap...)'
+	@echo 'make deps-package  only what make deb needs'
+	@echo 'make uninstall  stop the units, detach, remove what make install added'
 	@echo 'make clean   remove build/ (the kernel cache stays)'
 
 deps:
 	vmtest/install-deps
+
+# What make deb needs alone (debian/control's Build-Depends): no lab.
+deps-package:
+	vmtest/install-deps --package
 
 kernel: deps
 	vmtest/build-kernel
@@ -368,12 +374,19 @@ install:
 	[ -e $(DESTDIR)$(SYSCONFDIR)/tslack/tslackd.conf ] || \
 		install -D -m 0644 dist/tslackd.conf $(DESTDIR)$(SYSCONFDIR)/tslack/tslackd.conf
 
+# Into the running system (no DESTDIR): the units stopped and the policy
+# detached first, so that every thread has its own slack back.
 uninstall:
+	if [ -z "$(DESTDIR)" ]; then \
+		systemctl stop tslackd.service tslack-follow.service tslack.service 2>/dev/null; \
+		[ ! -x $(SBINDIR)/tslackctl ] || $(SBINDIR)/tslackctl detach; \
+	fi; true
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	[ -n "$(DESTDIR)" ] || systemctl daemon-reload 2>/dev/null || true
 
 # The Debian package (debian/), built from a copy of the tree so that
 # dpkg-buildpackage's ../ is build/deb; then lintian, failing on an error.
-deb: deps
+deb: deps-package
 	vmtest/build-deb
 
 # Host-side checks first; their PASS/FAIL lines count in the summary.

@@ -107,6 +107,16 @@ struct tslack_unraise {
 	struct tslack_write w;
 };
 
+/*
+ * What tslackctl follow says of itself, in the follower map (key 0), for
+ * the policy and for tslackctl status. Zero when no follower runs.
+ */
+struct tslack_follower {
+	__u32 tgid;		/* its process: its own writes need no event */
+	__u32 pad;
+	__u64 caught_up_ns;	/* CLOCK_MONOTONIC at the end of its last full pass */
+};
+
 /* Cgroups with a setting the map holds, unless attach says otherwise. */
 #define TSLACK_DEFAULT_MAX_CGROUPS 16384
 

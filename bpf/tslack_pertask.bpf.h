@@ -253,14 +253,14 @@ int BPF_PROG(tslack_prctl32, struct pt_regs *regs, long ret)
 }
 
 /*
- * tslackctl follow's process (its tgid), whose own writes to threads' slack
- * need no event.
+ * tslackctl follow's process, whose own writes to threads' slack need no
+ * event, and when it last caught up (for tslackctl status).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct tslack_follower);
 } follower SEC(".maps");
 
 /*
@@ -278,11 +278,12 @@ int BPF_PROG(tslack_proc_write, struct file *file, const char *buf, size_t count
 	struct task_struct *t;
 	struct proc_inode *pi;
 	__u64 inode, first;
-	__u32 zero = 0, *f;
+	struct tslack_follower *f;
 	struct pid *pid;
+	__u32 zero = 0;
 
 	f = bpf_map_lookup_elem(&follower, &zero);
-	if (ret <= 0 || (f && *f == bpf_get_current_pid_tgid() >> 32))
+	if (ret <= 0 || (f && f->tgid == bpf_get_current_pid_tgid() >> 32))
 		return 0;
 	inode = (__u64)BPF_CORE_READ(file, f_inode);
 	pi = (void *)(inode - bpf_core_field_offset(struct proc_inode, vfs_inode));

@@ -23,8 +23,8 @@
 #include <bpf/libbpf.h>
 
 #include "bpffs.h"
-#include "load.h"
 #include "compiler.h"
+#include "load.h"
 #include "pertask.h"
 #include "policy.h"
 #include "tslack.skel.h"

@@ -29,7 +29,7 @@ static void select_mode(struct tslack_bpf *skel, enum policy_mode mode)
 	struct bpf_program *optional[] = {
 		skel->progs.tslack_prctl32, skel->progs.tslack_proc_write,
 	};
-	const char *optional_fn[] = { "__ia32_sys_prctl", "timerslack_ns_write" };
+	static const char *const optional_fn[] = { "__ia32_sys_prctl", "timerslack_ns_write" };
 	unsigned int i;
 
 	skel->rodata->per_task = mode == POLICY_PER_TASK;

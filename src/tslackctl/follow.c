@@ -155,6 +155,17 @@ static int on_event(void *ctx, void *data, size_t len)
 	return 0;
 }
 
+/* Say who follows, and when it last caught up (0: not yet), in the follower map. */
+static int say_follower(struct follower *f, bool caught_up)
+{
+	struct tslack_follower me = { .tgid = getpid() };
+	__u32 zero = 0;
+
+	if (caught_up)
+		me.caught_up_ns = now() * 1e9;
+	return bpf_map_update_elem(f->follower_map, &zero, &me, BPF_ANY) ? -errno : 0;
+}
+
 static int full_pass(struct follower *f)
 {
 	__u64 lost = 0;
@@ -175,7 +186,10 @@ static int full_pass(struct follower *f)
 	pass_done(f, cpu_now() - cpu);
 	if (n < 0 && !f->detached)
 		return fail_errno("a pass over every thread", n);
-	f->pass_due = f->map_written = false;
+	if (n >= 0)
+		say_follower(f, true);
+	f->pass_due = false;
+	f->map_written = false;
 	return 0;
 }
 
@@ -211,7 +225,8 @@ static int follow(struct follower *f, struct ring_buffer *rb)
 
 static void follower_close(struct follower *f, struct ring_buffer **rb, int *events)
 {
-	__u32 zero = 0, none = 0;
+	struct tslack_follower none = {};
+	__u32 zero = 0;
 
 	ring_buffer__free(*rb);
 	*rb = NULL;
@@ -254,7 +269,6 @@ static int check_tid_filter(struct follower *f)
 /* Take the attached policy's pins: 0, or an exit status after saying why. */
 static int follower_open(struct follower *f, struct ring_buffer **rb, int *events)
 {
-	__u32 zero = 0, me = getpid();
 	int ret;
 
 	f->dir = open_pin_dir();
@@ -267,19 +281,33 @@ static int follower_open(struct follower *f, struct ring_buffer **rb, int *event
 	if (ret)
 		return fail_errno(TSLACK_PIN_DIR, ret);
 	/* Our own writes need no event (tslack_proc_write). */
-	if (bpf_map_update_elem(f->follower_map, &zero, &me, BPF_ANY))
-		return fail_errno("the follower map", -errno);
+	ret = say_follower(f, false);
+	if (ret)
+		return fail_errno("the follower map", ret);
 	ret = check_tid_filter(f);
 	if (ret)
 		return ret;
 	f->lost = 0;
-	f->pass_due = f->map_written = false;
+	f->pass_due = false;
+	f->map_written = false;
 	f->detached = false;
 	f->last_pass = 0;
 	*rb = ring_buffer__new(*events, on_event, f, NULL);
 	if (!*rb)
 		return fail_errno("the events ring buffer", -errno);
 	return 0;
+}
+
+int follower_running(void)
+{
+	int fd, ret;
+
+	fd = open(FOLLOW_LOCK, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	ret = flock(fd, LOCK_SH | LOCK_NB) ? errno == EWOULDBLOCK ? 1 : -errno : 0;
+	close(fd);
+	return ret;
 }
 
 /*

@@ -38,6 +38,12 @@ struct follower {
 	int write_err;
 };
 
+/*
+ * Does a tslackctl follow run (it holds /run/tslack/follow.lock)? 1, 0,
+ * or -errno (only root may look). For tslackctl status.
+ */
+int follower_running(void);
+
 /* CLOCK_MONOTONIC, and this thread's CPU time, in seconds. */
 double now(void);
 double cpu_now(void);

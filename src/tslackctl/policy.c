@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
@@ -11,6 +12,7 @@
 #include "lib/parse.h"
 #include "lib/policy.h"
 #include "lib/settings.h"
+#include "follow.h"
 #include "tslackctl.h"
 
 int cmd_attach(int argc, char **argv __always_unused, const struct opts *o)
@@ -44,8 +46,35 @@ int cmd_detach(int argc, char **argv __always_unused, const struct opts *o __alw
 	return policy_detach(&e) ? fail(&e) : 0;
 }
 
+/*
+ * Per-task mode's follower, for root: 1 running (its pid and when it last
+ * caught up, CLOCK_MONOTONIC ns, in *@who), 0 not, -1 unknown.
+ */
+static int follower_state(struct tslack_follower *who)
+{
+	__u32 zero = 0;
+	int fd, running;
+
+	running = follower_running();
+	if (running < 0)
+		return -1;
+	fd = policy_obj_get("follower");
+	if (fd < 0 || bpf_map_lookup_elem(fd, &zero, who))
+		memset(who, 0, sizeof(*who));
+	if (fd >= 0)
+		close(fd);
+	return running;
+}
+
+static double seconds_since(__u64 ns)
+{
+	return now() - ns / 1e9;
+}
+
 int cmd_status(int argc, char **argv __always_unused, const struct opts *o)
 {
+	struct tslack_follower who = {};
+	int following = -1;
 	struct bpf_map_info info = {};
 	struct tslack_err e = {};
 	__u32 len = sizeof(info);
@@ -82,6 +111,8 @@ int cmd_status(int argc, char **argv __always_unused, const struct opts *o)
 		 */
 		if (mode == POLICY_HOOK)
 			flags = policy_attached_flags();
+		else if (mode == POLICY_PER_TASK)
+			following = follower_state(&who);
 	}
 	if (o->json) {
 		j = json_object_new_object();
@@ -101,12 +132,21 @@ int cmd_status(int argc, char **argv __always_unused, const struct opts *o)
 			j = json_add(j, "settings", json_object_new_int64(n));
 			j = json_add(j, "max_settings", json_object_new_int64(info.max_entries));
 		}
+		if (following >= 0)
+			j = json_add(j, "follower_running", json_object_new_boolean(following));
+		if (following > 0 && who.tgid)
+			j = json_add(j, "follower_pid", json_object_new_int(who.tgid));
+		if (following > 0 && who.caught_up_ns)
+			j = json_add(j, "follower_caught_up_s_ago",
+				     json_object_new_double(seconds_since(who.caught_up_ns)));
 		if (show_json(j))
 			return EXIT_RUNTIME;
 	} else if (!attached) {
 		printf("attached: no\n");
 	} else {
-		printf("attached: yes (%s)\n", TSLACK_PIN_DIR);
+		/* Per-task mode with nothing following: say it where it is seen first. */
+		printf("attached: yes (%s)%s\n", TSLACK_PIN_DIR,
+		       following ? "" : ", but nothing follows it: tslackctl follow is not running");
 		if (mode > 0)
 			printf("mode: %s\n", mode == POLICY_HOOK ? "hook" :
 			       "per-task (no kernel hook; tslackctl follow writes each thread's slack)");
@@ -114,6 +154,13 @@ int cmd_status(int argc, char **argv __always_unused, const struct opts *o)
 			printf("aligned across CPUs: %s\n", flags & POLICY_ALIGN ? "yes" : "no");
 			printf("futex2 waits: %s\n", flags & POLICY_FUTEX2 ? "yes" : "no");
 		}
+		if (following > 0 && who.caught_up_ns)
+			printf("follower: pid %u, last full pass %.0f s ago\n", who.tgid,
+			       seconds_since(who.caught_up_ns));
+		else if (following > 0)
+			printf("follower: pid %u, first full pass not made yet\n", who.tgid);
+		else if (!following)
+			printf("follower: none: threads keep what it last wrote (systemctl status tslack-follow.service)\n");
 		if (n >= 0)
 			printf("cgroups with a setting: %ld of %u\n", n, info.max_entries);
 	}

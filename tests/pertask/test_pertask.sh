@@ -6,7 +6,7 @@
 # kept and its own value comes back; realtime threads and cgroups without
 # a setting are left alone; follow's work stays bounded.
 . /usr/local/lib/tslack/harness.sh
-plan 46
+plan 48
 ms=1000000
 # slack_of PID: the slack of each thread of PID, space-separated. Only
 # /proc/TID has timerslack_ns, not /proc/PID/task/TID.
@@ -33,6 +33,9 @@ tslackctl attach || { fail pt/attach "tslackctl attach failed"; exit 1; }
 eq "pt/status_mode" "mode: per-task (no kernel hook; tslackctl follow writes each thread's slack)" \
 	"$(tslackctl status | sed -n 2p)"
 eq "pt/status_json_mode" 1 "$(tslackctl status --json | grep -c '"mode": "per-task"')"
+eq "pt/status_not_followed" \
+	"attached: yes (/sys/fs/bpf/tslack), but nothing follows it: tslackctl follow is not running|false" \
+	"$(tslackctl status | head -n 1)|$(tslackctl status --json | sed -n 's/.*"follower_running": \([a-z]*\).*/\1/p')"
 
 mkdir -p "$CG/a/b" "$CG/x" "$CG/rt"
 # Threads that exist before anything is set: two, the second of which
@@ -43,6 +46,8 @@ poll 5 test -s /tmp/threads.pid
 own=$(slack_of $t)
 tslackctl follow 2>/tmp/follow.log &
 follower=$!
+followed() { tslackctl status | grep -q "^follower: pid $follower, last full pass [0-9]* s ago\$"; }
+poll 10 followed && pass pt/status_followed || fail pt/status_followed "$(tslackctl status)"
 
 tslackctl set a 20ms
 wait_slack 5 $t 20000000 && pass pt/existing_threads_raised ||
