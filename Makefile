@@ -208,6 +208,11 @@ $(VMROOT)/usr/local/sbin/tslackctl: $(BUILD)/tslackctl
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
+# A 32-bit program, for per-task mode's watch of the 32-bit prctl().
+$(VMROOT)/usr/local/bin/tslack-lower32: tests/pertask/lower32.c
+	@mkdir -p $(@D)
+	$(CC) -m32 -O2 -Wall -Wextra -Werror -static -o $@ $<
+
 $(VMROOT)/usr/local/bin/tslack-probe: tests/policy/tslack-probe.c $(TEST_LIB) tests/lib/*.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_LIB)
@@ -317,7 +322,7 @@ $(VMROOT)/usr/local/bin/bpftool: $(BPFTOOL)
 vmroot: $(addprefix $(TESTDIR)/,$(KERNEL_TESTS) $(POLICY_TESTS)) \
 	$(VMROOT)/usr/local/sbin/tslackctl $(VMROOT)/usr/local/sbin/tslackd \
 	$(VMROOT)/usr/local/libexec/tslack/tslackd-test \
-	$(VMROOT)/usr/local/bin/tslack-probe \
+	$(VMROOT)/usr/local/bin/tslack-probe $(VMROOT)/usr/local/bin/tslack-lower32 \
 	$(VMROOT)/usr/local/bin/tslack-run-tests $(VMROOT)/usr/local/bin/bpftool \
 	$(VMROOT)/usr/local/bin/tslack-demo $(VMROOT)/usr/local/bin/tslack-bench \
 	$(VMROOT)/usr/local/bin/tslack-run-bench $(VMROOT)/usr/local/bin/tslack-run-align $(VMROOT)/usr/local/bin/tslack-run-modes \

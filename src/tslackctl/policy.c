@@ -138,7 +138,7 @@ int cmd_status(int argc, char **argv __always_unused, const struct opts *o)
 			j = json_add(j, "follower_pid", json_object_new_int(who.tgid));
 		if (following > 0 && who.caught_up_ns)
 			j = json_add(j, "follower_caught_up_s_ago",
-				     json_object_new_double(seconds_since(who.caught_up_ns)));
+				     json_object_new_int64((int64_t)seconds_since(who.caught_up_ns)));
 		if (show_json(j))
 			return EXIT_RUNTIME;
 	} else if (!attached) {

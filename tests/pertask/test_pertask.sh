@@ -6,7 +6,7 @@
 # kept and its own value comes back; realtime threads and cgroups without
 # a setting are left alone; follow's work stays bounded.
 . /usr/local/lib/tslack/harness.sh
-plan 48
+plan 49
 ms=1000000
 # slack_of PID: the slack of each thread of PID, space-separated. Only
 # /proc/TID has timerslack_ns, not /proc/PID/task/TID.
@@ -121,6 +121,8 @@ kill $s
 # prctl() or its own /proc/PID/timerslack_ns (no capability needed).
 out=$(in_cg a tslack-probe lower-wait 1000)
 eq "pt/lowered_raised_again" 10000000 "${out#* }"
+out=$(in_cg a tslack-lower32 1000)
+eq "pt/lowered_32bit_raised_again" 10000000 "${out#* }"
 out=$(in_cg a tslack-probe lower-proc-wait 1000)
 eq "pt/lowered_proc_raised_again" 10000000 "${out#* }"
 echo "# lowered through /proc, raised again after ${out%% *} us"
