@@ -345,7 +345,8 @@ DOCDIR ?= $(PREFIX)/share/doc/tslack
 INSTALLED := $(SBINDIR)/tslackctl $(MANDIR)/man8/tslackctl.8 \
 	$(BASHCOMPDIR)/tslackctl $(UNITDIR)/tslack.service \
 	$(SBINDIR)/tslackd $(MANDIR)/man8/tslackd.8 $(UNITDIR)/tslackd.service \
-	$(UNITDIR)/tslack-follow.service $(DOCDIR)/examples/slack.d/50-kubelet.conf
+	$(UNITDIR)/tslack-follow.service $(DOCDIR)/examples/slack.d/50-kubelet.conf \
+	$(DOCDIR)/examples/slack.d/60-desktop.conf
 
 # tslackctl needs libbpf and bpftool from the patched tree, not the kernel.
 install-tools: deps
@@ -370,6 +371,8 @@ install:
 	# Examples of rules, to copy into /etc/tslack/slack.d: never read here.
 	install -D -m 0644 dist/slack.d/50-kubelet.conf \
 		$(DESTDIR)$(DOCDIR)/examples/slack.d/50-kubelet.conf
+	install -D -m 0644 dist/slack.d/60-desktop.conf \
+		$(DESTDIR)$(DOCDIR)/examples/slack.d/60-desktop.conf
 	install -d $(DESTDIR)$(UNITDIR)
 	for u in tslack tslack-follow tslackd; do \
 		sed 's|@SBINDIR@|$(SBINDIR)|g' dist/$$u.service.in > $(DESTDIR)$(UNITDIR)/$$u.service && \

@@ -52,7 +52,8 @@ want="./usr/sbin/tslackctl ./usr/sbin/tslackd ./usr/share/man/man8/tslackctl.8.g
 	./usr/share/man/man8/tslackd.8.gz ./usr/share/bash-completion/completions/tslackctl
 	./etc/tslack/tslackd.conf ./lib/systemd/system/tslack.service
 	./lib/systemd/system/tslackd.service ./lib/systemd/system/tslack-follow.service
-	./usr/share/doc/tslack/copyright ./usr/share/doc/tslack/examples/slack.d/50-kubelet.conf"
+	./usr/share/doc/tslack/copyright ./usr/share/doc/tslack/examples/slack.d/50-kubelet.conf
+	./usr/share/doc/tslack/examples/slack.d/60-desktop.conf"
 dpkg-deb -c "$deb" | awk '{ print $6 }' >"$work/files"
 missing=
 for f in $want; do grep -qx -- "$f" "$work/files" || missing="$missing $f"; done

@@ -61,6 +61,13 @@ got=$("$dest/usr/sbin/tslackd" --check-config --config-dir "$dest/kubelet" 2>&1 
 check install/example_kubelet '[ "$got" = "/kubepods.slice/kubepods-besteffort.slice 50ms" ]' \
 	"rules read: '$got'"
 rm -rf "$dest/kubelet"
+# The desktop example: every one of its 11 rules reads back.
+mkdir -p "$dest/desktop/slack.d"
+cp "$dest/usr/share/doc/tslack/examples/slack.d/60-desktop.conf" "$dest/desktop/slack.d/"
+got=$("$dest/usr/sbin/tslackd" --check-config --config-dir "$dest/desktop" 2>&1 |
+	grep -c "^# rule:$dest/desktop/slack.d/60-desktop.conf:")
+check install/example_desktop '[ "$got" = 11 ]' "rules read: $got"
+rm -rf "$dest/desktop"
 # What the installed completion offers, through bash-completion itself.
 complete_line() {
 	bash -c 'source /usr/share/bash-completion/bash_completion && source "$1" &&
