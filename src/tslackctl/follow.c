@@ -133,6 +133,7 @@ static int on_event(void *ctx, void *data, size_t len)
 
 	if (f->detached || len < sizeof(*ev))
 		return f->detached ? -ENOENT : 0;
+	f->last_event = now();
 	/* A fork's own slack back: one write, whatever the budget. */
 	if (ev->type == TSLACK_EV_UNRAISE) {
 		ret = len < sizeof(*u) ? 0 : pertask_write(&u->w);
@@ -207,14 +208,17 @@ static int follow(struct follower *f, struct ring_buffer *rb)
 		/* What happened while we were away is in the ring buffer. */
 		if (ring_buffer__consume(rb) < 0 && !f->detached)
 			f->pass_due = true;
+		storm_check(f);
 		if (!f->detached && now() >= next_pass(f))
 			failed = full_pass(f);
 		unlock(f);
 		check_writes(f);
 		if (failed || f->detached)
 			return failed;
-		budget_check(f);
 		wait = next_pass(f) - now();
+		/* During a storm, wake each second to see whether it is over. */
+		if (f->storm && wait > 1)
+			wait = 1;
 		if (poll(&pfd, 1, wait > 0 ? (int)(wait * 1000) + 1 : 0) < 0 && errno != EINTR)
 			return fail_errno("waiting for events", -errno);
 	}

@@ -33,7 +33,8 @@ struct follower {
 	double pass_cpu;	/* and the CPU it took */
 	double second, second_cpu;	/* the budget's second: its start, our CPU then */
 	unsigned long deferred;	/* events left to full passes in this storm */
-	unsigned long deferred_now;	/* in this second */
+	double last_deferred;	/* when the last one was */
+	double last_event;	/* when follow last looked at an event */
 	bool storm, said_lost, said_write, said_tid_filter;
 	int write_err;
 };
@@ -53,8 +54,8 @@ double cpu_now(void);
  * spent: the event is then left to a full pass, and the storm said once.
  */
 bool budget_left(struct follower *f);
-/* Roll the budget's second; say when a storm is over. */
-void budget_check(struct follower *f);
+/* After looking at the events: a storm with none for a second is over. */
+void storm_check(struct follower *f);
 
 /* A full pass ended now, having taken @cpu seconds of CPU. */
 void pass_done(struct follower *f, double cpu);

@@ -168,10 +168,11 @@ out=$(in_cg x sh -c 'tslack-probe clone-into '"$CG"'/a >/dev/null; echo ok')
 eq "pt/clone_into" ok "$out"
 
 # A setting made with bpftool alone wakes follow too (tslack_map_write):
-# applied within a second, not at the next full pass.
+# applied at once (a pass paced by the last one's cost: well under a
+# second; 2 s allowed for a loaded host), not at the next full pass.
 map_write a 15000000 0
-wait_slack 1 $t 15000000 && pass pt/bpftool_write_within_1s ||
-	fail pt/bpftool_write_within_1s "$(slack_of $t)"
+wait_slack 2 $t 15000000 && pass pt/bpftool_write_within_2s ||
+	fail pt/bpftool_write_within_2s "$(slack_of $t)"
 tslackctl set a 10ms
 
 # The same commands as with the hook.
