@@ -22,7 +22,7 @@ _tslackctl()
 		return
 	fi
 	case $prev in
-	--id | --pid | --max-cgroups | -n | --iterations | -d | --delay | --depth | --for | --slack)
+	--id | --unit | --pid | --max-cgroups | -n | --iterations | -d | --delay | --depth | --for | --slack)
 		return ;;
 	--sort) COMPREPLY=($(compgen -W 'wakeups path slack' -- "$cur")); return ;;
 	esac
@@ -37,10 +37,10 @@ _tslackctl()
 	set | exempt | get | stats)
 		if [[ $cur == -* ]]; then
 			case $cmd in
-			set) COMPREPLY=($(compgen -W '--max --id= --help' -- "$cur")) ;;
-			exempt) COMPREPLY=($(compgen -W '--id= --help' -- "$cur")) ;;
-			get) COMPREPLY=($(compgen -W '--json --id= --pid= --help' -- "$cur")) ;;
-			stats) COMPREPLY=($(compgen -W '--for= --slack= --json --id= --help' -- "$cur")) ;;
+			set) COMPREPLY=($(compgen -W '--max --id= --unit= --help' -- "$cur")) ;;
+			exempt) COMPREPLY=($(compgen -W '--id= --unit= --help' -- "$cur")) ;;
+			get) COMPREPLY=($(compgen -W '--json --id= --unit= --pid= --help' -- "$cur")) ;;
+			stats) COMPREPLY=($(compgen -W '--for= --slack= --json --id= --unit= --help' -- "$cur")) ;;
 			esac
 			[[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace
 		else

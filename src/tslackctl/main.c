@@ -60,14 +60,14 @@ static const struct command {
 	  "                             thread's slack as the policy says, and follow\n"
 	  "                             forks and moves, until detached or stopped\n",
 	  cmd_follow },
-	{ "set", "mi",
+	{ "set", "miu",
 	  "  set [--max] CGROUP SLACK   set CGROUP's min_slack_ns (with --max, its\n"
 	  "                             max_slack_ns); 0 clears it\n",
 	  cmd_set },
-	{ "exempt", "i",
+	{ "exempt", "iu",
 	  "  exempt CGROUP              max_slack_ns 1ns: its tasks keep their own slack\n",
 	  cmd_exempt },
-	{ "get", "jip",
+	{ "get", "jipu",
 	  "  get [--json] CGROUP        print min, max and effective slack\n"
 	  "  get [--json] --pid PID     print each thread's own and effective slack\n",
 	  cmd_get },
@@ -82,7 +82,7 @@ static const struct command {
 	  "  top [-b] [-n N] [-d DELAY] [--depth=N] [--sort=wakeups|path|slack] [--json]\n"
 	  "                             timed-sleep wakeups per second by cgroup, live\n",
 	  cmd_top },
-	{ "stats", "jiFs",
+	{ "stats", "jiFsu",
 	  "  stats [--for=10s] [--slack=SLACK] [--json] CGROUP\n"
 	  "                             CGROUP's wakeups per second; with --slack, then\n"
 	  "                             as long again with that minimum, and restored\n",
@@ -104,10 +104,10 @@ static const char usage_tail[] =
 	"\n"
 	"CGROUP is a path below the cgroup2 mount (/sys/fs/cgroup/a), a cgroup\n"
 	"path as list prints it (/a), a path relative to the current directory\n"
-	"inside cgroup2 or else to its root (a), or --id=ID (the inode number of\n"
-	"its directory). SLACK is a duration as systemd's TimerSlackNSec= takes\n"
-	"it: nanoseconds, or with units (\"20ms\", \"1.5ms\", \"1min\", \"1s 500ms\"),\n"
-	"at most 500ms.\n"
+	"inside cgroup2 or else to its root (a), --id=ID (the inode number of\n"
+	"its directory), or --unit=NAME (a systemd unit or slice, by its cgroup).\n"
+	"SLACK is a duration as systemd's TimerSlackNSec= takes it: nanoseconds,\n"
+	"or with units (\"20ms\", \"1.5ms\", \"1min\", \"1s 500ms\"), at most 500ms.\n"
 	"The slack imposed on a cgroup's tasks is the largest min_slack_ns of the\n"
 	"cgroup and its ancestors, lowered to the smallest non-zero max_slack_ns\n"
 	"among them; a task sleeps with the larger of that and its own slack,\n"
@@ -128,115 +128,6 @@ static int usage(void)
 	return 0;
 }
 
-static bool verbose;
-
-/*
- * The error object's message, with --json: the first thing said, or else
- * the first line of libbpf's, as bpftool does.
- */
-static struct {
-	char first[512], libbpf[512];
-} kept;
-
-/* Keep the first line of @msg in @to, if @to is empty. */
-static void keep(char *to, size_t len, const char *msg)
-{
-	if (!to[0])
-		snprintf(to, len, "%.*s", (int)strcspn(msg, "\n"), msg);
-}
-
-/*
- * A message may quote what the user typed or a name from the cgroup tree:
- * no control reaches the terminal, and --json's error object stays UTF-8.
- */
-static void vsay(const char *fmt, va_list ap)
-{
-	char raw[1024], msg[4096];
-
-	vsnprintf(raw, sizeof(raw), fmt, ap);
-	escape_text(msg, sizeof(msg), raw);
-	fprintf(stderr, "tslackctl: %s\n", msg);
-	keep(kept.first, sizeof(kept.first), msg);
-}
-
-void say(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsay(fmt, ap);
-	va_end(ap);
-}
-
-int fail(const struct tslack_err *e)
-{
-	if (e->msg[0])
-		say("%s", e->msg);
-	return EXIT_RUNTIME;
-}
-
-int fail_errno(const char *what, int err)
-{
-	struct tslack_err e;
-
-	err_errno(&e, 0, what, err);
-	return fail(&e);
-}
-
-int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsay(fmt, ap);
-	va_end(ap);
-	fputs("Try 'tslackctl --help'.\n", stderr);
-	return EXIT_USAGE;
-}
-
-int show_json(struct json_object *o)
-{
-	if (!json_print(o))
-		return 0;
-	say("out of memory");
-	return -1;
-}
-
-/* What the library goes on after: a name in bpffs it left alone. */
-static void warn(const char *msg)
-{
-	say("%s", msg);
-}
-
-/* libbpf's warnings and errors, prefixed, on stderr; the rest with -v. */
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char msg[1024];
-	va_list aq;
-	int ret;
-
-	if ((level == LIBBPF_DEBUG || level == LIBBPF_INFO) && !verbose)
-		return 0;
-	/* Whole on stderr: a verifier log is longer than what is kept. */
-	va_copy(aq, ap);
-	snprintf(msg, sizeof(msg), "libbpf: ");
-	vsnprintf(msg + 8, sizeof(msg) - 8, fmt, ap);
-	keep(kept.libbpf, sizeof(kept.libbpf), msg);
-	fputs("tslackctl: libbpf: ", stderr);
-	ret = vfprintf(stderr, fmt, aq);
-	va_end(aq);
-	return ret;
-}
-
-/* Print {"error": MESSAGE} on stdout if something was said. */
-static void print_json_error(void)
-{
-	const char *msg = kept.first[0] ? kept.first : kept.libbpf;
-
-	if (msg[0])
-		json_print(json_add(json_object_new_object(), "error", json_name(msg)));
-}
-
 bool may_change_policy(void)
 {
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
@@ -251,7 +142,7 @@ bool may_change_policy(void)
 }
 
 enum {
-	OPT_JSON = 'j', OPT_MAX = 'm', OPT_ID = 'i', OPT_PID = 'p', OPT_MAX_CGROUPS = 'c',
+	OPT_JSON = 'j', OPT_MAX = 'm', OPT_ID = 'i', OPT_UNIT = 'u', OPT_PID = 'p', OPT_MAX_CGROUPS = 'c',
 	OPT_BATCH = 'b', OPT_ITERATIONS = 'n', OPT_DELAY = 'd', OPT_DEPTH = 'D',
 	OPT_SORT = 'S', OPT_FOR = 'F', OPT_SLACK = 's', OPT_FIX = 'x', OPT_NO_ALIGN = 'A',
 	OPT_NO_FUTEX2 = 'f', OPT_PER_TASK = 'T',
@@ -262,6 +153,7 @@ static const struct option all_options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "max", no_argument, NULL, OPT_MAX },
 	{ "id", required_argument, NULL, OPT_ID },
+	{ "unit", required_argument, NULL, OPT_UNIT },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "max-cgroups", required_argument, NULL, OPT_MAX_CGROUPS },
 	{ "batch", no_argument, NULL, OPT_BATCH },
@@ -335,6 +227,9 @@ static int parse_options(int argc, char **argv, const char *allowed, struct opts
 			break;
 		case OPT_ID:
 			o->id = optarg;
+			break;
+		case OPT_UNIT:
+			o->unit = optarg;
 			break;
 		case OPT_PID:
 			o->pid = optarg;
@@ -417,7 +312,7 @@ int main(int argc, char **argv)
 			printf("tslackctl %s\n", TSLACK_VERSION);
 			return 0;
 		case 'v':
-			verbose = true;
+			say_verbose();
 			break;
 		default:
 			return bad_option(argv[optind - 1]);
@@ -427,8 +322,7 @@ int main(int argc, char **argv)
 		return usage_error("missing COMMAND");
 	if (!strcmp(argv[optind], "help"))
 		return usage();
-	libbpf_set_print(libbpf_print);
-	tslack_set_warn(warn);
+	say_setup();
 	for (i = 0; i < ARRAY_SIZE(commands); i++) {
 		if (strcmp(argv[optind], commands[i].name))
 			continue;
@@ -444,7 +338,7 @@ int main(int argc, char **argv)
 		 */
 		ret = commands[i].handler(argc, argv, &o);
 		if (o.json && ret)
-			print_json_error();
+			say_json_error();
 		return ret;
 	}
 	return usage_error("unknown command '%s'", argv[optind]);

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,9 +20,14 @@ int check_cgroup_arg(int argc, const struct opts *o, uint64_t *id, bool last)
 {
 	char err[512];
 
+	if (o->id && o->unit)
+		return usage_error("--id and --unit both name the cgroup: give one");
 	if (o->id) {
 		if (parse_cgroup_id(o->id, id, err, sizeof(err)))
 			return usage_error("%s", err);
+	} else if (o->unit) {
+		if (!*o->unit)
+			return usage_error("--unit needs a unit name");
 	} else if (optind++ >= argc) {
 		return usage_error("missing CGROUP");
 	}
@@ -33,9 +39,15 @@ int check_cgroup_arg(int argc, const struct opts *o, uint64_t *id, bool last)
 int find_cgroup(const char *path, const struct opts *o, uint64_t id, bool change,
 		struct cgroup *cg)
 {
-	char err[512];
+	char err[512], unit[PATH_MAX];
 	int ret;
 
+	if (o->unit) {
+		ret = unit_cgroup(o->unit, unit, sizeof(unit));
+		if (ret)
+			return ret;
+		path = unit;
+	}
 	ret = o->id ? cgroup_by_id(id, cg, err, sizeof(err))
 		    : cgroup_by_path(path, cg, err, sizeof(err));
 	if (ret)

@@ -22,7 +22,7 @@ enum { EXIT_NOT_ATTACHED = 3, EXIT_UNKNOWN = 4 };
 /* What a command accepts, parsed by main.c. */
 struct opts {
 	bool json, max, batch, fix, no_align, no_futex2, per_task;
-	const char *id, *pid, *max_cgroups, *iterations, *delay, *depth, *sort, *period, *slack;
+	const char *id, *unit, *pid, *max_cgroups, *iterations, *delay, *depth, *sort, *period, *slack;
 };
 
 /*
@@ -30,6 +30,13 @@ struct opts {
  * is also the error object printed when the command fails.
  */
 void say(const char *fmt, ...) __printf(1, 2);
+
+/* Messages from libbpf and the library through say(); libbpf's debug ones too. */
+void say_setup(void);
+void say_verbose(void);
+
+/* Print {"error": MESSAGE} on stdout if something was said (--json). */
+void say_json_error(void);
 
 /* say() what @e holds (if anything); returns EXIT_RUNTIME. */
 int fail(const struct tslack_err *e);
@@ -50,9 +57,9 @@ int show_json(struct json_object *o);
 bool may_change_policy(void);
 
 /*
- * The CGROUP of a command: --id=ID (into *@id), or one path operand at
- * argv[optind], which it passes; with @last, nothing may follow. Usage
- * errors only: an exit status, or 0.
+ * The CGROUP of a command: --id=ID (into *@id), --unit=NAME, or one path
+ * operand at argv[optind], which it passes; with @last, nothing may
+ * follow. Usage errors only: an exit status, or 0.
  */
 int check_cgroup_arg(int argc, const struct opts *o, uint64_t *id, bool last);
 
@@ -61,6 +68,12 @@ int check_cgroup_arg(int argc, const struct opts *o, uint64_t *id, bool last);
  * more than the kernel's cap. 0, or the exit status of a usage error.
  */
 int check_slack(const char *arg, const char *opt, uint64_t *ns);
+
+/*
+ * The cgroup of systemd unit @unit, as systemd has it (unit.c), into
+ * @path of @len bytes: 0, or an exit status after saying why.
+ */
+int unit_cgroup(const char *unit, char *path, size_t len);
 
 /*
  * Find the CGROUP check_cgroup_arg() checked; with @change, refuse a
