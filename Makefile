@@ -346,7 +346,8 @@ INSTALLED := $(SBINDIR)/tslackctl $(MANDIR)/man8/tslackctl.8 \
 	$(BASHCOMPDIR)/tslackctl $(UNITDIR)/tslack.service \
 	$(SBINDIR)/tslackd $(MANDIR)/man8/tslackd.8 $(UNITDIR)/tslackd.service \
 	$(UNITDIR)/tslack-follow.service $(DOCDIR)/examples/slack.d/50-kubelet.conf \
-	$(DOCDIR)/examples/slack.d/60-desktop.conf
+	$(DOCDIR)/examples/slack.d/60-desktop.conf \
+	$(MANDIR)/man5/tslackd.conf.5 $(MANDIR)/man5/tslack-slack.d.5
 
 # tslackctl needs libbpf and bpftool from the patched tree, not the kernel.
 install-tools: deps
@@ -367,6 +368,8 @@ install:
 	install -D -m 0755 $(BUILD)/tslackd $(DESTDIR)$(SBINDIR)/tslackd
 	install -D -m 0644 src/tslackctl/tslackctl.8 $(DESTDIR)$(MANDIR)/man8/tslackctl.8
 	install -D -m 0644 src/tslackd/tslackd.8 $(DESTDIR)$(MANDIR)/man8/tslackd.8
+	install -D -m 0644 src/tslackd/tslackd.conf.5 $(DESTDIR)$(MANDIR)/man5/tslackd.conf.5
+	install -D -m 0644 src/tslackd/tslack-slack.d.5 $(DESTDIR)$(MANDIR)/man5/tslack-slack.d.5
 	install -D -m 0644 dist/tslackctl.bash $(DESTDIR)$(BASHCOMPDIR)/tslackctl
 	# Examples of rules, to copy into /etc/tslack/slack.d: never read here.
 	install -D -m 0644 dist/slack.d/50-kubelet.conf \

@@ -53,7 +53,8 @@ want="./usr/sbin/tslackctl ./usr/sbin/tslackd ./usr/share/man/man8/tslackctl.8.g
 	./etc/tslack/tslackd.conf ./lib/systemd/system/tslack.service
 	./lib/systemd/system/tslackd.service ./lib/systemd/system/tslack-follow.service
 	./usr/share/doc/tslack/copyright ./usr/share/doc/tslack/examples/slack.d/50-kubelet.conf
-	./usr/share/doc/tslack/examples/slack.d/60-desktop.conf"
+	./usr/share/doc/tslack/examples/slack.d/60-desktop.conf
+	./usr/share/man/man5/tslackd.conf.5.gz ./usr/share/man/man5/tslack-slack.d.5.gz"
 dpkg-deb -c "$deb" | awk '{ print $6 }' >"$work/files"
 missing=
 for f in $want; do grep -qx -- "$f" "$work/files" || missing="$missing $f"; done

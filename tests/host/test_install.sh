@@ -79,10 +79,12 @@ complete_line() {
 }
 got="$(complete_line "tslackctl st")|$(complete_line "tslackctl top --sort ")"
 check install/completion '[ "$got" = "status stats|wakeups path slack" ]' "offered '$got'"
-for m in tslackctl tslackd; do
-	check "install/man_page_$m" \
-		'man -l "$dest/usr/share/man/man8/$m.8" 2>&1 >/dev/null | grep -q . && false || true' \
-		"$(man -l "$dest/usr/share/man/man8/$m.8" 2>&1 >/dev/null | head -n 2)"
+for m in man8/tslackctl.8 man8/tslackd.8 man5/tslackd.conf.5 man5/tslack-slack.d.5; do
+	page=$(basename "$m")
+	check "install/man_page_${page%.*}" \
+		'[ -f "$dest/usr/share/man/$m" ] &&
+		 ! man -l --warnings "$dest/usr/share/man/$m" 2>&1 >/dev/null | grep -q .' \
+		"$(man -l --warnings "$dest/usr/share/man/$m" 2>&1 >/dev/null | head -n 2)"
 done
 make -s -C "$top" uninstall DESTDIR="$dest" PREFIX=/usr
 left=$(find "$dest/usr" -type f)
