@@ -2,9 +2,15 @@
 
 _tslackctl_cgroups()
 {
-	local mnt=/sys/fs/cgroup cur=$1
-	[[ $cur == /* ]] && return
-	COMPREPLY+=($(cd "$mnt" 2>/dev/null && compgen -d -S / -- "$cur"))
+	local mnt=/sys/fs/cgroup cur=$1 pre=
+	# A path below the mount is a directory like any other; "/a" is a cgroup
+	# path as list prints it; "a" is relative to the cgroup2 root.
+	if [[ $cur == "$mnt"/* ]]; then
+		COMPREPLY+=($(compgen -d -S / -- "$cur"))
+	else
+		[[ $cur == /* ]] && pre=/ cur=${cur#/}
+		COMPREPLY+=($(cd "$mnt" 2>/dev/null && compgen -d -P "$pre" -S / -- "$cur"))
+	fi
 	compopt -o nospace
 }
 
