@@ -407,6 +407,7 @@ test: tools
 	tests/host/test_install.sh >> $(BUILD)/host-results.txt || true
 	tests/host/test_commands.sh >> $(BUILD)/host-results.txt || true
 	tests/host/test_usage.sh >> $(BUILD)/host-results.txt || true
+	tests/host/test_fleet.sh >> $(BUILD)/host-results.txt || true
 	tests/host/test_deb.sh >> $(BUILD)/host-results.txt || true
 	tests/host/test_kernel_deb.sh >> $(BUILD)/host-results.txt || true
 	vmtest/build-rootfs || true
