@@ -220,8 +220,9 @@ $(VMROOT)/usr/local/bin/tslack-probe: tests/policy/tslack-probe.c $(TEST_LIB) te
 # The tests of the systemd guest: a directory of their own, so that the
 # busybox guest's runner does not pick them up.
 SYSTEMD_TESTDIR := $(VMROOT)/usr/local/libexec/tslack/systemd-tests
-# test_zx_follow_hostile is per-task mode's alone (PERTASK_SYSTEMD_TESTS).
-SYSTEMD_TESTS := $(filter-out test_zx_follow_hostile,\
+# test_zx_follow_hostile and test_zz_quickstart are per-task mode's alone
+# (PERTASK_SYSTEMD_TESTS); the second removes the package.
+SYSTEMD_TESTS := $(filter-out test_zx_follow_hostile test_zz_quickstart,\
 	$(patsubst tests/systemd/%.sh,%,$(wildcard tests/systemd/test_*.sh)))
 
 $(SYSTEMD_TESTDIR)/%: tests/systemd/%.sh
@@ -249,13 +250,18 @@ $(addprefix $(PERTASK_TESTDIR)/,$(PERTASK_POLICY_TESTS)): $(PERTASK_TESTDIR)/%: 
 # Debian 12's own kernel too, with the package installed.
 PERTASK_SYSTEMD_TESTDIR := $(VMROOT)/usr/local/libexec/tslack/pertask-systemd-tests
 PERTASK_SYSTEMD_TESTS := test_follow_unit test_zx_follow_hostile test_hardening test_package \
-	test_tslackd test_zy_autopkgtest
+	test_tslackd test_zy_autopkgtest test_zz_quickstart
 
 $(PERTASK_SYSTEMD_TESTDIR)/%: tests/systemd/%.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
 $(VMROOT)/usr/local/lib/tslack/systemd-lib.sh: tests/systemd/lib.sh
+	@mkdir -p $(@D)
+	install -m 0644 $< $@
+
+# The README's quick start, which test_zz_quickstart runs as written.
+$(VMROOT)/usr/local/lib/tslack/README.md: README.md
 	@mkdir -p $(@D)
 	install -m 0644 $< $@
 
@@ -331,6 +337,7 @@ vmroot: $(addprefix $(TESTDIR)/,$(KERNEL_TESTS) $(POLICY_TESTS)) \
 	$(VMROOT)/usr/local/lib/tslack/harness.sh \
 	$(EXPECTED_FILES) \
 	$(addprefix $(SYSTEMD_TESTDIR)/,$(SYSTEMD_TESTS)) $(VMROOT)/usr/local/lib/tslack/systemd-lib.sh \
+	$(VMROOT)/usr/local/lib/tslack/README.md \
 	$(AUTOPKGTEST) \
 	$(addprefix $(PERTASK_TESTDIR)/,$(PERTASK_TESTS) $(PERTASK_POLICY_TESTS)) \
 	$(addprefix $(PERTASK_SYSTEMD_TESTDIR)/,$(PERTASK_SYSTEMD_TESTS))
