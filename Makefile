@@ -11,6 +11,20 @@ BPFTOOL := $(TOOLS)/bpftool/bpftool
 LIBBPF_A := $(TOOLS)/libbpf/libbpf.a
 LIBBPF_INC := $(TOOLS)/libbpf/include
 
+# SYSTEM_LIBBPF=1: the system's libbpf (libbpf-dev 1.5 or later, Debian
+# 13's) and bpftool, libbpf linked shared: how Debian 13's package is built
+# (make deb-trixie). Without it, the pair built by make tools (or
+# tarball-tools), libbpf linked statically.
+SYSTEM_LIBBPF ?= 0
+ifeq ($(SYSTEM_LIBBPF),1)
+BPFTOOL := bpftool
+LIBBPF_LIBS := -lbpf
+LIBBPF_CPPFLAGS :=
+else
+LIBBPF_LIBS := $(LIBBPF_A) -lelf -lz
+LIBBPF_CPPFLAGS := -I$(LIBBPF_INC)
+endif
+
 BUILD := build
 VMROOT := $(BUILD)/vmroot
 TESTDIR := $(VMROOT)/usr/local/libexec/tslack/tests
@@ -19,24 +33,26 @@ CLANG ?= clang-19
 LLVM_STRIP ?= llvm-strip-19
 CC ?= cc
 CFLAGS ?= -O2 -g
-CFLAGS += -Wall -Wextra -Werror -std=gnu11 -I$(LIBBPF_INC) -I$(BUILD)/skel -Itests/lib -Isrc
+CFLAGS += -Wall -Wextra -Werror -std=gnu11 $(LIBBPF_CPPFLAGS) -I$(BUILD)/skel -Itests/lib -Isrc
 # Static binaries (STATIC=1): the VM's initramfs has busybox and no
 # libraries. STATIC=0 (make deb): libelf, zlib and libsystemd are the
 # system's shared libraries, as Debian's policy wants (and lintian flags an
-# embedded zlib), and so is json-c; libbpf stays static, as Debian's is too old (1.1).
+# embedded zlib), and so is json-c; libbpf is static unless SYSTEM_LIBBPF=1 (Debian 12's is 1.1).
 STATIC ?= 1
 ifeq ($(STATIC),1)
 LDFLAGS += -static
 TSLACKD_LDLIBS := $(LIBBPF_A) -Wl,-Bstatic -lelf -lz -Wl,-Bdynamic -lsystemd
 else
-TSLACKD_LDLIBS := $(LIBBPF_A) -lelf -lz -lsystemd
+TSLACKD_LDLIBS := $(LIBBPF_LIBS) -lsystemd
 endif
-LDLIBS := $(LIBBPF_A) -lelf -lz
+LDLIBS := $(LIBBPF_LIBS)
 # tslackctl's --json output: json-c (libjson-c-dev), static with STATIC=1
 # like the rest, the system's libjson-c5 with STATIC=0.
 JSON_LDLIBS := -ljson-c
+# The BTF's line information names the sources relative to the tree, not
+# where it was built (reproducible packages).
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
-	-I$(LIBBPF_INC) -Ibpf
+	-ffile-prefix-map=$(CURDIR)=. $(LIBBPF_CPPFLAGS) -Ibpf
 
 TEST_LIB := tests/lib/harness.c tests/lib/sleep_paths.c
 # test_slack_hook asks for the kernel's flags as tslack does (policy_kernel_flags()).
@@ -47,7 +63,7 @@ SELFTEST := $(KSRC)/tools/testing/selftests/timer_slack
 POLICY_TESTS := $(patsubst tests/policy/%.sh,%,$(wildcard tests/policy/*.sh))
 
 .PHONY: deps deps-package kernel kernel-deb kernel-vanilla tools vmroot test test-pertask demo bench bench-real stress fuzz checkpatch bisect-check \
-	clean help install install-tools tarball-tools uninstall programs vmlinux-snapshot deb
+	clean help install install-tools tarball-tools uninstall programs vmlinux-snapshot deb deb-trixie
 .DEFAULT_GOAL := help
 
 help:
@@ -72,6 +88,8 @@ help:
 	@echo 'make install install tslackctl, its man page, completion and tslack.service'
 	@echo '             (PREFIX=$(PREFIX), DESTDIR=); needs only the patched tree'
 	@echo 'make deb     build/deb/tslack_VERSION_amd64.deb with debhelper, checked by lintian'
+	@echo 'make deb-trixie  the Debian 13 package, built in a trixie root with its'
+	@echo '             own libbpf and bpftool: build/deb/trixie/'
 	@echo 'make deps    apt-get install what is missing (the lab: QEMU, mmdebstrap...)'
 	@echo 'make deps-package  only what make deb needs'
 	@echo 'make uninstall  stop the units, detach, remove what make install added'
@@ -369,7 +387,7 @@ tarball-tools:
 
 # The unit names where tslackctl is installed: made at each install.
 install:
-	[ -x $(LIBBPF_A) ] || [ -f $(LIBBPF_A) ] || $(MAKE) install-tools
+	[ $(SYSTEM_LIBBPF) = 1 ] || [ -f $(LIBBPF_A) ] || $(MAKE) install-tools
 	$(MAKE) programs
 	install -D -m 0755 $(BUILD)/tslackctl $(DESTDIR)$(SBINDIR)/tslackctl
 	install -D -m 0755 $(BUILD)/tslackd $(DESTDIR)$(SBINDIR)/tslackd
@@ -406,6 +424,11 @@ uninstall:
 # dpkg-buildpackage's ../ is build/deb; then lintian, failing on an error.
 deb: deps-package
 	vmtest/build-deb
+
+# Debian 13's package, built and checked in a trixie root of the cache with
+# trixie's own libbpf-dev, bpftool, debhelper and lintian: build/deb/trixie.
+deb-trixie:
+	vmtest/build-deb --suite trixie
 
 # Host-side checks first; their PASS/FAIL lines count in the summary.
 test: tools

@@ -40,6 +40,92 @@ apt_sources() {
 	die "no apt sources file on this machine"
 }
 
+# suite_sources SUITE: the path of a sources file, made in the cache, for
+# Debian's SUITE (trixie, trixie-backports, bookworm) with its updates and
+# security suites, from the registry the machine's own sources name. The
+# host's /etc/apt is read, never written: other suites go through
+# suite_apt or mmdebstrap with this file.
+suite_sources() {
+	local suite=$1 base=${1%-backports} dir=$CACHE/apt/$1 uri sec
+	uri=$(grep -v '^ *#' "$(apt_sources)" | grep -Eo 'https?://[^ ]+' | grep -v -- -security | head -n 1)
+	sec=$(grep -v '^ *#' "$(apt_sources)" | grep -Eo 'https?://[^ ]+' | grep -- -security | head -n 1)
+	mkdir -p "$dir"
+	{
+		printf 'Types: deb\nURIs: %s\nSuites: %s %s-updates' \
+			"${uri:-http://deb.debian.org/debian}" "$base" "$base"
+		[ "$suite" = "$base" ] || printf ' %s' "$suite"
+		printf '\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n\n'
+		printf 'Types: deb\nURIs: %s\nSuites: %s-security\nComponents: main\n' \
+			"${sec:-http://deb.debian.org/debian-security}" "$base"
+		printf 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n'
+	} >"$dir/debian.sources"
+	echo "$dir/debian.sources"
+}
+
+# suite_apt SUITE COMMAND [ARG]...: apt-get or apt-cache COMMAND with
+# SUITE's sources and lists of the cache alone (suite_sources); lists
+# are fetched when missing.
+suite_apt() {
+	local suite=$1 tool=apt-get dir=$CACHE/apt/$1 opts
+	shift
+	[ "$1" = cache ] && { tool=apt-cache; shift; }
+	opts=(-o "Dir::Etc::sourcelist=$(suite_sources "$suite")" -o Dir::Etc::sourceparts=/nonexistent
+		-o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache"
+		-o "Dir::State::status=$dir/status" -o APT::Sandbox::User=root)
+	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
+	touch "$dir/status"
+	if ! ls "$dir/lists/"*_InRelease >/dev/null 2>&1; then
+		apt-get "${opts[@]}" -q update >&2 || return 1
+	fi
+	"$tool" "${opts[@]}" "$@"
+}
+
+# host_suite: bookworm on Debian 12 (and anything older or unknown),
+# trixie on Debian 13 and later: which way this machine builds the package.
+host_suite() {
+	local v
+	v=$(. /etc/os-release 2>/dev/null && echo "${VERSION_ID%%.*}")
+	if [[ $v =~ ^[0-9]+$ ]] && [ "$v" -ge 13 ]; then echo trixie; else echo bookworm; fi
+}
+
+# deb_profiles SUITE: the build profiles of tslack's package on SUITE
+# (debian/control): Debian 13's libbpf and bpftool are recent enough.
+deb_profiles() {
+	[ "$1" = bookworm ] || echo pkg.tslack.system-libbpf
+}
+
+# build_root SUITE PROFILES: print the path of a root of Debian SUITE in the
+# cache where tslack's package builds (the buildd variant, lintian, and
+# debian/control's Build-Depends for the build profiles PROFILES, as apt-get
+# build-dep installs them). Made once with mmdebstrap, and again when its
+# recipe (the suite, the profiles, debian/control) changes. Needs root.
+build_root() {
+	local suite=$1 profiles=$2 root=$CACHE/build-root-$1 recipe
+	recipe="$suite $profiles $(sha256sum <"$TOP/debian/control" | cut -c1-16)"
+	if [ "$(cat "$root.recipe" 2>/dev/null)" != "$recipe" ] || [ ! -d "$root" ]; then
+		[ "$(id -u)" = 0 ] || die "building a Debian $suite build root needs root"
+		command -v mmdebstrap >/dev/null || die "mmdebstrap not found (apt-get install mmdebstrap)"
+		log "building a Debian $suite root for package builds in $root (about 3 minutes)"
+		rm -rf "$root" "$root.recipe"
+		mmdebstrap --quiet --variant=buildd --include=lintian \
+			--customize-hook="mkdir -p \"\$1/tmp/src/debian\" && cp '$TOP/debian/control' '$TOP/debian/changelog' \"\$1/tmp/src/debian/\"" \
+			--customize-hook="chroot \"\$1\" apt-get build-dep -y -q --no-install-recommends -P '$profiles' /tmp/src" \
+			--customize-hook="rm -rf \"\$1/tmp/src\"" \
+			"$suite" "$root" "$(suite_sources "$suite")" >&2 || { rm -rf "$root"; return 1; }
+		echo "$recipe" >"$root.recipe"
+	fi
+	echo "$root"
+}
+
+# in_build_root ROOT COMMAND...: COMMAND in the build root ROOT, in a mount
+# namespace of its own with /proc mounted, with a clean environment.
+in_build_root() {
+	local root=$1
+	shift
+	unshare --mount --fork sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" \
+		/usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/build LC_ALL=C.UTF-8 "$@"
+}
+
 # forbid_service_starts ROOT: a policy-rc.d in ROOT, so that maintainer
 # scripts run in a chroot there start nothing (invoke-rc.d,
 # deb-systemd-invoke) on this machine.
