@@ -69,8 +69,8 @@ POLICY_TESTS := $(patsubst tests/policy/%.sh,%,$(wildcard tests/policy/*.sh))
 help:
 	@echo 'make demo    build what is missing, boot, and show what tslack does'
 	@echo 'make test    build (kernel, tools, tests) and run every test in QEMU'
-	@echo 'make test-pertask  per-task mode'"'"'s tests on Debian 12'"'"'s own kernels'
-	@echo '             (6.12 from bookworm-security, and 6.1)'
+	@echo 'make test-pertask  per-task mode'"'"'s tests on Debian'"'"'s own kernels'
+	@echo '             (Debian 12: 6.1, 6.12; Debian 13: 6.12, 7.3 from backports)'
 	@echo 'make bench   hook cost, wakeups saved, package wakeups on 2 and 8 vCPUs,'
 	@echo '             per-task mode against the hook (QEMU, icount)'
 	@echo 'make bench-real  Debian services (redis, postgresql, memcached, nginx,'
@@ -439,23 +439,28 @@ test: tools
 	tests/host/test_usage.sh >> $(BUILD)/host-results.txt || true
 	tests/host/test_fleet.sh >> $(BUILD)/host-results.txt || true
 	tests/host/test_deb.sh >> $(BUILD)/host-results.txt || true
+	tests/host/test_deb_trixie.sh >> $(BUILD)/host-results.txt || true
 	tests/host/test_kernel_deb.sh >> $(BUILD)/host-results.txt || true
 	vmtest/build-rootfs || true
-	# The systemd guest boots what make kernel-deb packaged, with what
-	# make deb packaged installed, as a user's machine would.
+	vmtest/build-rootfs --suite trixie || true
+	# The systemd guest boots what make kernel-deb packaged, in Debian 13's
+	# root with Debian 13's package installed, as a user's machine would.
 	kdeb=$$(ls build/kernel-deb/linux-image-*.deb 2>/dev/null | head -n 1); \
-	deb=$$(ls build/deb/tslack_*_amd64.deb 2>/dev/null | head -n 1); \
-	vmtest/run-systemd-tests $${kdeb:+--kernel-deb $$kdeb} $${deb:+--deb $$deb --add $$deb:tslack.deb} \
-		>> $(BUILD)/host-results.txt || true
-	# Per-task mode on Debian 12's own kernels, 6.12 and 6.1.
-	vmtest/run-pertask-tests $$(ls build/deb/tslack_*_amd64.deb 2>/dev/null | head -n 1) \
-		>> $(BUILD)/host-results.txt || true
+	deb=$$(ls build/deb/trixie/tslack_*_amd64.deb 2>/dev/null | head -n 1); \
+	vmtest/run-systemd-tests --suite trixie $${kdeb:+--kernel-deb $$kdeb} \
+		$${deb:+--deb $$deb --add $$deb:tslack.deb} >> $(BUILD)/host-results.txt || true
+	# Per-task mode on Debian 12's and 13's own kernels (6.1, 6.12, 7.3).
+	vmtest/run-pertask-tests $(PACKAGES) >> $(BUILD)/host-results.txt || true
 	TSLACK_HOST_RESULTS=$(BUILD)/host-results.txt vmtest/run-tests
 
-# Per-task mode's tests alone, on Debian 12's own kernels, with the package.
+# Debian 12's package, then Debian 13's (make deb, make deb-trixie).
+PACKAGES = "$$(ls build/deb/tslack_*_amd64.deb 2>/dev/null | head -n 1)" \
+	"$$(ls build/deb/trixie/tslack_*_amd64.deb 2>/dev/null | head -n 1)"
+
+# Per-task mode's tests alone, on Debian's own kernels, with the packages.
 test-pertask: tools
-	$(MAKE) vmroot deb
-	vmtest/run-pertask-tests $$(ls build/deb/tslack_*_amd64.deb | head -n 1)
+	$(MAKE) vmroot deb deb-trixie
+	vmtest/run-pertask-tests $(PACKAGES)
 
 fuzz:
 	tests/fuzz/run $(or $(FUZZ_SECONDS),60)
