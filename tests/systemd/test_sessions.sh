@@ -23,8 +23,13 @@ trap cleanup EXIT
 session_open alice && pass sessions/open_alice || fail sessions/open_alice "no session"
 session_open bob && pass sessions/open_bob || fail sessions/open_bob "no session"
 a=$(session_id alice) b=$(session_id bob)
+# Their login sessions; from systemd 256 logind also lists each user's
+# manager (user@UID.service) as a session of class manager.
 eq sessions/listed "$a 1000 alice|$b 1001 bob" \
-	"$(loginctl list-sessions --no-legend | awk '{ print $1, $2, $3 }' | sort | paste -s -d '|')"
+	"$(loginctl list-sessions --no-legend | awk '{ print $1, $2, $3 }' |
+		while read -r id uid user; do
+			case $(loginctl show-session -P Class "$id") in manager*) ;; *) echo "$id $uid $user" ;; esac
+		done | sort | paste -s -d '|')"
 eq sessions/alice_scope "/user.slice/user-1000.slice/session-$a.scope session-$a.scope" \
 	"$(cg_of "$(session_pid alice)") $(session_prop alice Scope)"
 eq sessions/bob_scope "/user.slice/user-1001.slice/session-$b.scope session-$b.scope" \
@@ -60,8 +65,12 @@ prop_is alice LockedHint no && pass hints/locked_cleared ||
 	fail hints/locked_cleared "LockedHint=$(session_prop alice LockedHint)"
 # A text login has no idle hint: logind refuses it, whoever asks.
 session_open bob:tty tty
-eq hints/tty_refused "Call failed: Idle hint control is not supported on non-graphical sessions." \
-	"$(session_run bob:tty "$(hint SetIdleHint true)")"
+# (systemd 257 words it "on non-graphical and non-user sessions").
+refused=$(session_run bob:tty "$(hint SetIdleHint true)")
+case $refused in
+"Call failed: Idle hint control is not supported on non-graphical"*) pass hints/tty_refused ;;
+*) fail hints/tty_refused "got '$refused'" ;;
+esac
 session_close bob:tty
 
 # (d) tslack.service attached the policy before the first session (no
