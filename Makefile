@@ -238,9 +238,9 @@ $(VMROOT)/usr/local/bin/tslack-probe: tests/policy/tslack-probe.c $(TEST_LIB) te
 # The tests of the systemd guest: a directory of their own, so that the
 # busybox guest's runner does not pick them up.
 SYSTEMD_TESTDIR := $(VMROOT)/usr/local/libexec/tslack/systemd-tests
-# test_zx_follow_hostile and test_zz_quickstart are per-task mode's alone
-# (PERTASK_SYSTEMD_TESTS); the second removes the package.
-SYSTEMD_TESTS := $(filter-out test_zx_follow_hostile test_zz_quickstart,\
+# test_zw_fleet, test_zx_follow_hostile and test_zz_quickstart are per-task
+# mode's alone (PERTASK_SYSTEMD_TESTS); the last removes the package.
+SYSTEMD_TESTS := $(filter-out test_zw_fleet test_zx_follow_hostile test_zz_quickstart,\
 	$(patsubst tests/systemd/%.sh,%,$(wildcard tests/systemd/test_*.sh)))
 
 $(SYSTEMD_TESTDIR)/%: tests/systemd/%.sh
@@ -268,7 +268,7 @@ $(addprefix $(PERTASK_TESTDIR)/,$(PERTASK_POLICY_TESTS)): $(PERTASK_TESTDIR)/%: 
 # Debian 12's own kernel too, with the package installed.
 PERTASK_SYSTEMD_TESTDIR := $(VMROOT)/usr/local/libexec/tslack/pertask-systemd-tests
 PERTASK_SYSTEMD_TESTS := test_follow_unit test_zx_follow_hostile test_hardening test_package \
-	test_tslackd test_zy_autopkgtest test_zz_quickstart
+	test_tslackd test_zw_fleet test_zy_autopkgtest test_zz_quickstart
 
 $(PERTASK_SYSTEMD_TESTDIR)/%: tests/systemd/%.sh
 	@mkdir -p $(@D)
@@ -282,6 +282,13 @@ $(VMROOT)/usr/local/lib/tslack/systemd-lib.sh: tests/systemd/lib.sh
 $(VMROOT)/usr/local/lib/tslack/README.md: README.md
 	@mkdir -p $(@D)
 	install -m 0644 $< $@
+
+# What the DaemonSet's containers run, which test_zw_fleet runs as a node
+# would (python3-yaml, make deps).
+FLEET := $(VMROOT)/usr/local/lib/tslack/fleet
+$(FLEET)/attach: dist/kubernetes/tslack-daemonset.yaml tests/host/fleet_commands.py
+	rm -rf $(FLEET)
+	/usr/bin/python3 tests/host/fleet_commands.py $< $(FLEET)
 
 # The package's autopkgtest, which test_zy_autopkgtest runs in the guest.
 AUTOPKGTEST := $(VMROOT)/usr/local/libexec/tslack/autopkgtest/tslack
@@ -355,7 +362,7 @@ vmroot: $(addprefix $(TESTDIR)/,$(KERNEL_TESTS) $(POLICY_TESTS)) \
 	$(VMROOT)/usr/local/lib/tslack/harness.sh \
 	$(EXPECTED_FILES) \
 	$(addprefix $(SYSTEMD_TESTDIR)/,$(SYSTEMD_TESTS)) $(VMROOT)/usr/local/lib/tslack/systemd-lib.sh \
-	$(VMROOT)/usr/local/lib/tslack/README.md \
+	$(VMROOT)/usr/local/lib/tslack/README.md $(FLEET)/attach \
 	$(AUTOPKGTEST) \
 	$(addprefix $(PERTASK_TESTDIR)/,$(PERTASK_TESTS) $(PERTASK_POLICY_TESTS)) \
 	$(addprefix $(PERTASK_SYSTEMD_TESTDIR)/,$(PERTASK_SYSTEMD_TESTS))
