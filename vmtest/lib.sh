@@ -105,11 +105,11 @@ build_root() {
 	if [ "$(cat "$root.recipe" 2>/dev/null)" != "$recipe" ] || [ ! -d "$root" ]; then
 		[ "$(id -u)" = 0 ] || die "building a Debian $suite build root needs root"
 		command -v mmdebstrap >/dev/null || die "mmdebstrap not found (apt-get install mmdebstrap)"
-		log "building a Debian $suite root for package builds in $root (about 3 minutes)"
+		log "building a Debian $suite root for package builds in $root (about 2 minutes)"
 		rm -rf "$root" "$root.recipe"
 		mmdebstrap --quiet --variant=buildd --include=lintian \
 			--customize-hook="mkdir -p \"\$1/tmp/src/debian\" && cp '$TOP/debian/control' '$TOP/debian/changelog' \"\$1/tmp/src/debian/\"" \
-			--customize-hook="chroot \"\$1\" apt-get build-dep -y -q --no-install-recommends -P '$profiles' /tmp/src" \
+			--customize-hook="chroot \"\$1\" apt-get build-dep -y -q --no-install-recommends ${profiles:+-P $profiles} /tmp/src" \
 			--customize-hook="rm -rf \"\$1/tmp/src\"" \
 			"$suite" "$root" "$(suite_sources "$suite")" >&2 || { rm -rf "$root"; return 1; }
 		echo "$recipe" >"$root.recipe"
