@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
+#define LOGIN1 "org.freedesktop.login1"
+
 struct session {
 	char id[64];
 	char user[64];
