@@ -21,6 +21,7 @@ restarts() { systemctl show -P NRestarts "$1"; }
 # thread_slacks PID: the slacks of PID's threads, each once; one cat for
 # all (a cat per thread of 2000 takes seconds under TCG).
 thread_slacks() {
+	[ -n "$1" ] && [ -d "/proc/$1/task" ] || return 0
 	ls "/proc/$1/task" | sed 's|.*|/proc/&/timerslack_ns|' | xargs cat 2>/dev/null | sort -u
 }
 
@@ -75,6 +76,7 @@ eq hostile/threads_right_after "10000000" "$(thread_slacks "$m")"
 # alice's slack (follow writes only to the thread that started when the
 # policy planned it).
 kill "$m" 2>/dev/null
+poll 30 test ! -d "/proc/$m"
 tslackctl set system.slice/tslack-hostile 0
 tslackctl exempt "${mine#$CG}/ha"
 pid_max=$(cat /proc/sys/kernel/pid_max)
@@ -88,10 +90,18 @@ got=$(sh -c 'echo $$ > "$1/cgroup.procs"; end=$(($(date +%s) + 12))
 echo $pid_max >/proc/sys/kernel/pid_max
 echo "# root's short-lived processes while alice's reused their pids: $got"
 eq hostile/pid_reuse_root_untouched 50000 "$(echo "$got" | tr ' ' '\n' | sed -n 's/x.*//p' | sort -u)"
+# Her storm over first: while her cgroup.procs writes go on, forks crawl
+# (root's loop above makes 60-90 processes in 12 s under TCG) and 200
+# threads once took more than 30 s to start.
+poll 30 eval '[ "$(user_unit_prop alice tslack-hostile-reuse.service ActiveState)" != active ]'
 tslackctl set --max "${mine#$CG}/ha" 0
+pf=$(probe_file many2.pid alice)
 user_app alice tslack-hostile-many2.service "exec tslack-probe many-threads 200 600 >$(q "$pf")"
-poll 30 eval '[ -s "$pf" ] && [ "$(cat "$pf")" != "$m" ]'
+poll 60 test -s "$pf"
 m=$(cat "$pf")
+[ -n "$m" ] || echo "# alice's second process wrote no pid: tslack-hostile-many2.service" \
+	"$(user_unit_prop alice tslack-hostile-many2.service ActiveState)," \
+	"$(user_unit_prop alice tslack-hostile-many2.service Result)"
 poll 20 eval '[ "$(thread_slacks $m)" = 10000000 ]'
 
 # A second follower is refused; the unit's stays.
