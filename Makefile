@@ -450,15 +450,15 @@ test: tools
 	tests/host/test_kernel_deb.sh >> $(BUILD)/host-results.txt || true
 	vmtest/build-rootfs || true
 	vmtest/build-rootfs --suite trixie || true
-	# The systemd guest boots what make kernel-deb packaged, in Debian 13's
-	# root with Debian 13's package installed, as a user's machine would.
-	kdeb=$$(ls build/kernel-deb/linux-image-*.deb 2>/dev/null | head -n 1); \
-	deb=$$(ls build/deb/trixie/tslack_*_amd64.deb 2>/dev/null | head -n 1); \
-	vmtest/run-systemd-tests --suite trixie $${kdeb:+--kernel-deb $$kdeb} \
-		$${deb:+--deb $$deb --add $$deb:tslack.deb} >> $(BUILD)/host-results.txt || true
-	# Per-task mode on Debian 12's and 13's own kernels (6.1, 6.12, 7.3).
-	vmtest/run-pertask-tests $(PACKAGES) >> $(BUILD)/host-results.txt || true
-	TSLACK_HOST_RESULTS=$(BUILD)/host-results.txt vmtest/run-tests
+	# The guests, two at a time (vmtest/run-guests): the hook's systemd
+	# guest boots what make kernel-deb packaged, in Debian 13's root with
+	# Debian 13's package installed, as a user's machine would, then the
+	# busybox guest; per-task mode runs on Debian 12's and 13's own kernels
+	# (6.1, 6.12, 7.3) meanwhile.
+	vmtest/run-guests "$$(ls build/kernel-deb/linux-image-*.deb 2>/dev/null | head -n 1)" \
+		$(PACKAGES) > $(BUILD)/guest-results.txt || true
+	@echo "# host"; cat $(BUILD)/host-results.txt $(BUILD)/guest-results.txt
+	vmtest/summarize $(BUILD)/host-results.txt $(BUILD)/guest-results.txt
 
 # Debian 12's package, then Debian 13's (make deb, make deb-trixie).
 PACKAGES = "$$(ls build/deb/tslack_*_amd64.deb 2>/dev/null | head -n 1)" \
