@@ -62,7 +62,7 @@ KSRC := $(CACHE)/linux-source-6.12
 SELFTEST := $(KSRC)/tools/testing/selftests/timer_slack
 POLICY_TESTS := $(patsubst tests/policy/%.sh,%,$(wildcard tests/policy/*.sh))
 
-.PHONY: deps deps-package kernel kernel-deb kernel-vanilla tools vmroot test test-pertask demo bench bench-real stress fuzz checkpatch bisect-check \
+.PHONY: deps deps-package kernel kernel-deb kernel-vanilla kernel-next tools vmroot test test-pertask test-next demo bench bench-real stress fuzz checkpatch bisect-check bisect-check-next \
 	clean help install install-tools tarball-tools uninstall programs vmlinux-snapshot deb deb-trixie
 .DEFAULT_GOAL := help
 
@@ -78,9 +78,13 @@ help:
 	@echo '             with and without slack on system.slice (QEMU, icount; not in make test)'
 	@echo 'make stress  30 s of races on the debug (lockdep, KASAN) kernel'
 	@echo 'make fuzz    fuzz the parsers of tslackctl and tslackd on the host (libFuzzer)'
-	@echo 'make checkpatch  scripts/checkpatch.pl --strict on kernel-patch/'
-	@echo 'make bisect-check  build and boot each prefix of the series (slow)'
-	@echo 'make kernel  build the patched kernel incrementally in $(CACHE)'
+	@echo 'make checkpatch  scripts/checkpatch.pl --strict on the series (kernel-patch/,'
+	@echo '             on 7.3) and its 6.12 backport (kernel-patch/6.12/)'
+	@echo 'make bisect-check  build and boot each prefix of the 6.12 backport (slow);'
+	@echo '             bisect-check-next: of the series on 7.3'
+	@echo 'make kernel  build the patched 6.12 kernel incrementally in $(CACHE)'
+	@echo 'make kernel-next  the series on 7.3 (trixie-backports'"'"' linux-source-7.3)'
+	@echo 'make test-next  boot it and run the kselftests the series adds and touches'
 	@echo 'make kernel-vanilla  the same 6.12 without the series (make bench'"'"'s baseline)'
 	@echo 'make kernel-deb [KCONFIG=FILE]  linux-image/linux-headers packages with'
 	@echo '             the series, configured from FILE (default: /boot/config-$$(uname -r))'
@@ -477,11 +481,28 @@ fuzz:
 # before any other one in PATH.
 # The fixes of kernel-patch/base/ cite upstream commits that the tarball,
 # a tree without history, cannot know.
+# Both lines: the series in the 7.3 tree, its 6.12 backport in the 6.12 one.
+# The 7.3 series' Fixes: tags cite commits the tarball cannot know, and
+# its new selftest files are in directories MAINTAINERS already lists.
 checkpatch: kernel
-	cd $(CACHE)/linux-source-6.12 && PATH=/usr/bin:$$PATH scripts/checkpatch.pl --strict \
+	TSLACK_KERNEL=7.3 vmtest/build-kernel --tree
+	cd $(CACHE)/linux-source-7.3 && PATH=/usr/bin:$$PATH scripts/checkpatch.pl --strict \
+		--ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES \
 		$(abspath $(filter-out %/0000-cover-letter.patch,$(wildcard kernel-patch/*.patch)))
 	cd $(CACHE)/linux-source-6.12 && PATH=/usr/bin:$$PATH scripts/checkpatch.pl --strict \
+		$(abspath $(filter-out %/0000-cover-letter.patch,$(wildcard kernel-patch/6.12/*.patch)))
+	cd $(CACHE)/linux-source-6.12 && PATH=/usr/bin:$$PATH scripts/checkpatch.pl --strict \
 		--ignore UNKNOWN_COMMIT_ID $(abspath $(wildcard kernel-patch/base/*.patch))
+
+# The series on today's mainline: kernel-patch/ on trixie-backports'
+# linux-source-7.3 (fetched into the cache), with the test configuration,
+# in a tree and build directory of their own. Not part of make test.
+kernel-next: deps
+	TSLACK_KERNEL=7.3 vmtest/build-kernel
+
+test-next: kernel-next
+	$(MAKE) vmroot
+	vmtest/test-next
 
 demo: tools
 	$(MAKE) vmroot
@@ -505,6 +526,10 @@ bench-real: deps
 bisect-check: tools
 	$(MAKE) vmroot
 	vmtest/bisect-check
+
+bisect-check-next: tools
+	$(MAKE) vmroot
+	TSLACK_KERNEL=7.3 vmtest/bisect-check
 
 clean:
 	rm -rf $(BUILD) bpf/vmlinux.h

@@ -5,19 +5,42 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The kernel tree, its build output and the tools built from it live here,
 # outside the repository. Set TSLACK_CACHE to move them.
 CACHE=${TSLACK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tslack}
-KSRC=$CACHE/linux-source-6.12
-KBUILD=$CACHE/build
+# Two kernel lines: TSLACK_KERNEL=6.12 (the default: make test and the
+# packages), Debian's linux-source-6.12 with the backport of
+# kernel-patch/6.12/; TSLACK_KERNEL=7.3 (make kernel-next, test-next),
+# trixie-backports' linux-source-7.3 with the series of kernel-patch/,
+# each in a tree and a build directory of its own.
+KLINE=${TSLACK_KERNEL:-6.12}
+case $KLINE in
+6.12)
+	KSRC=$CACHE/linux-source-6.12
+	KBUILD=$CACHE/build
+	KTARBALL=${TSLACK_KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+	DEFAULT_PATCH_DIR=$TOP/kernel-patch/6.12
+	;;
+7.3)
+	KSRC=$CACHE/linux-source-7.3
+	KBUILD=$CACHE/build-7.3
+	# Unpacked from trixie-backports' package by source_tarball.
+	KTARBALL=${TSLACK_KERNEL_TARBALL:-$CACHE/debian-source/linux-source-7.3.tar.xz}
+	DEFAULT_PATCH_DIR=$TOP/kernel-patch
+	;;
+*)
+	printf 'vmtest: error: TSLACK_KERNEL=%s: 6.12 or 7.3\n' "$KLINE" >&2
+	exit 2
+	;;
+esac
 FRAGMENTS=("$TOP/vmtest/config.fragment")
+[ "$KLINE" = 7.3 ] && FRAGMENTS+=("$TOP/vmtest/config-next.fragment")
 # libbpf and bpftool (make passes its TOOLS, as TSLACK_TOOLS).
 TOOLS=${TSLACK_TOOLS:-$CACHE/tools}
-KTARBALL=${TSLACK_KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 JOBS=$(($(nproc) + 1))
-# The series to build: every patch of kernel-patch/ but the cover letter.
-# make bisect-check points PATCH_DIR at a prefix of it.
-PATCH_DIR=${TSLACK_PATCH_DIR:-$TOP/kernel-patch}
-series() { ls "$PATCH_DIR"/[0-9][0-9][0-9][0-9]-*.patch | grep -v '/0000-'; }
-# Fixes to 6.12 itself, not part of the series: both the patched and the
-# vanilla kernel are built on them (kernel-patch/base/README).
+# The series to build: every patch of the line's directory but the cover
+# letter. make bisect-check points PATCH_DIR at a prefix of it.
+PATCH_DIR=${TSLACK_PATCH_DIR:-$DEFAULT_PATCH_DIR}
+series() { ls "$PATCH_DIR"/[0-9][0-9][0-9][0-9]-*.patch 2>/dev/null | grep -v '/0000-' || true; }
+# Fixes posted upstream, not part of the series, that both lines build on
+# (the patched and the vanilla kernel alike: kernel-patch/base/README).
 BASE_DIR=$TOP/kernel-patch/base
 base_series() { ls "$BASE_DIR"/[0-9][0-9][0-9][0-9]-*.patch 2>/dev/null || true; }
 
@@ -26,7 +49,7 @@ die() { printf 'vmtest: error: %s\n' "$*" >&2; exit 1; }
 
 # --debug: the lockdep/KASAN variant, built beside the normal one.
 use_debug_kernel() {
-	KBUILD=$CACHE/build-debug
+	KBUILD=$KBUILD-debug
 	FRAGMENTS+=("$TOP/vmtest/config-debug.fragment")
 }
 

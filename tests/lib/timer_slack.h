@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The timer slack prctls, including the one kernel-patch/ adds. */
+/* The timer slack prctls, including the one kernel-patch/6.12/ adds. */
 #ifndef TSLACK_TIMER_SLACK_H
 #define TSLACK_TIMER_SLACK_H
 
