@@ -21,7 +21,7 @@ case $KLINE in
 7.3)
 	KSRC=$CACHE/linux-source-7.3
 	KBUILD=$CACHE/build-7.3
-	# Unpacked from trixie-backports' package by source_tarball.
+	# Unpacked from trixie-backports' package (fetch_source_7_3 in build-kernel).
 	KTARBALL=${TSLACK_KERNEL_TARBALL:-$CACHE/debian-source/linux-source-7.3.tar.xz}
 	DEFAULT_PATCH_DIR=$TOP/kernel-patch
 	;;
