@@ -54,12 +54,9 @@ JSON_LDLIBS := -ljson-c
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 	-ffile-prefix-map=$(CURDIR)=. $(LIBBPF_CPPFLAGS) -Ibpf
 
-TEST_LIB := tests/lib/harness.c tests/lib/sleep_paths.c
-# test_slack_hook asks for the kernel's flags as tslack does (policy_kernel_flags()).
-HOOK_TEST_LIB := src/lib/policy.c src/lib/bpffs.c src/lib/err.c
-KERNEL_TESTS := test_slack_hook timer_slack_bpf timer_slack_align
+TEST_LIB := tests/lib/harness.c tests/lib/sleep_paths.c tests/lib/timer_slack.c
+KERNEL_TESTS := test_slack_hook
 KSRC := $(CACHE)/linux-source-6.12
-SELFTEST := $(KSRC)/tools/testing/selftests/timer_slack
 POLICY_TESTS := $(patsubst tests/policy/%.sh,%,$(wildcard tests/policy/*.sh))
 
 .PHONY: deps deps-package kernel kernel-deb kernel-vanilla kernel-next tools vmroot test test-pertask test-next demo bench bench-real stress fuzz checkpatch bisect-check bisect-check-next \
@@ -168,22 +165,10 @@ $(BUILD)/skel/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	@mkdir -p $(@D)
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
 
-$(TESTDIR)/test_slack_hook: tests/kernel/test_slack_hook.c $(TEST_LIB) $(HOOK_TEST_LIB) \
-		$(BUILD)/skel/const_slack.skel.h tests/lib/*.h src/lib/*.h bpf/tslack.h
+$(TESTDIR)/test_slack_hook: tests/kernel/test_slack_hook.c $(TEST_LIB) \
+		$(BUILD)/skel/const_slack.skel.h tests/lib/*.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_LIB) $(HOOK_TEST_LIB) $(LDLIBS)
-
-# The series' own kselftests, built from the patched tree as a maintainer
-# would, with our bpftool, statically for the VM. Its make is incremental.
-.PHONY: kselftest
-kselftest:
-	@mkdir -p $(CACHE)/selftest
-	$(MAKE) -r -s -C $(SELFTEST) OUTPUT=$(CACHE)/selftest CLANG=$(CLANG) \
-		VMLINUX_BTF=$(KBUILD)/vmlinux BPFTOOL=$(BPFTOOL) LDFLAGS=-static
-
-$(TESTDIR)/timer_slack_bpf $(TESTDIR)/timer_slack_align: kselftest
-	@mkdir -p $(@D)
-	install -m 0755 $(CACHE)/selftest/$(@F) $@
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_LIB) $(LDLIBS)
 
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
 # src/lib: what tslackctl and tslackd share; src/tslackctl: its commands.
@@ -304,11 +289,11 @@ $(TESTDIR)/%: tests/policy/%.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
-$(VMROOT)/usr/local/bin/tslack-bench: bench/tslack-bench.c src/lib/interrupts.c \
+$(VMROOT)/usr/local/bin/tslack-bench: bench/tslack-bench.c src/lib/interrupts.c tests/lib/timer_slack.c \
 		$(BUILD)/skel/const_slack.skel.h $(BUILD)/skel/tslack_top.skel.h \
 		$(BUILD)/skel/syscalls.skel.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Isrc/lib $(LDFLAGS) -o $@ $< src/lib/interrupts.c $(LDLIBS)
+	$(CC) $(CFLAGS) -Isrc/lib $(LDFLAGS) -o $@ $< src/lib/interrupts.c tests/lib/timer_slack.c $(LDLIBS)
 
 $(VMROOT)/usr/local/bin/tslack-run-bench: bench/run-bench.sh
 	@mkdir -p $(@D)

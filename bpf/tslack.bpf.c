@@ -142,21 +142,32 @@ static __noinline __u64 answer_miss(struct cgroup *cgrp, struct answer *a, __u64
 }
 
 /*
+ * Set by the loader: whether futex_waitv() and futex2's futex_wait() take
+ * the policy's slack (tslackctl attach --no-futex2 leaves them their own).
+ */
+const volatile bool futex2_waits = true;
+
+/*
  * A cgroup's answer is reused while the settings' generation stays the
  * same, for at most TSLACK_MAX_CACHE_AGE_MS: a direct map write, which
  * nobody reports, is seen within that bound. The hit is what every sleep
  * pays: the clock is read first, so that no value but the cgroup has to
- * outlive a helper call.
+ * outlive a helper call. The kernel keeps the task's own slack
+ * (sleep->slack_ns) if it is larger.
  */
 SEC("struct_ops/effective_slack")
-__u64 BPF_PROG(tslack_effective_slack, struct task_struct *p, __u64 slack)
+__u64 BPF_PROG(tslack_effective_slack, struct task_struct *p,
+	       const struct timer_slack_ctx *sleep)
 {
-	__u64 now = bpf_jiffies64();
+	__u64 now = bpf_jiffies64(), slack;
 	struct cgroup *cgrp = p->cgroups->dfl_cgrp;
 	__u64 id = cgrp->kn->id, seq;
 	__u32 slot = id & (ANSWER_SLOTS - 1);
 	struct answer *a;
 
+	if (!futex2_waits &&
+	    sleep->site == bpf_core_enum_value(enum timer_slack_site, TIMER_SLACK_FUTEX2))
+		return sleep->slack_ns;
 	a = bpf_map_lookup_elem(&answers, &slot);
 	if (!a)
 		return answer_miss(cgrp, a, id, now);

@@ -33,7 +33,7 @@ _tslackctl()
 	--sort) COMPREPLY=($(compgen -W 'wakeups path slack' -- "$cur")); return ;;
 	esac
 	case $cmd in
-	attach) COMPREPLY=($(compgen -W '--max-cgroups= --no-align --no-futex2 --help' -- "$cur")) ;;
+	attach) COMPREPLY=($(compgen -W '--max-cgroups= --no-futex2 --help' -- "$cur")) ;;
 	supported) COMPREPLY=($(compgen -W '--per-task --help' -- "$cur")) ;;
 	follow) COMPREPLY=($(compgen -W '--help' -- "$cur")) ;;
 	status | list) COMPREPLY=($(compgen -W '--json --help' -- "$cur")) ;;

@@ -55,6 +55,7 @@ static const struct pin {
 	PIN(PIN_LINK_NAME, PIN_LINK, links.tslack, HOOK),
 	PIN(PIN_LINK_NAME, PIN_LINK, links.tslack_prctl, PER_TASK),
 	PIN("settings", PIN_MAP, maps.settings, HOOK | PER_TASK),
+	PIN(PIN_CONFIG_NAME, PIN_MAP, maps.rodata, HOOK),
 	PIN("rmdir", PIN_LINK, links.tslack_cgroup_rmdir, HOOK | PER_TASK),
 	PIN("invalidate", PIN_PROG, progs.tslack_invalidate, HOOK | PER_TASK),
 	PIN("query-cgroup", PIN_PROG, progs.tslack_query_cgroup, HOOK | PER_TASK),

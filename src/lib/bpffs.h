@@ -21,6 +21,8 @@
 
 /* The policy's link: first pinned, first unpinned (attach.c's table). */
 #define PIN_LINK_NAME "policy"
+/* The hook policy's read-only data: how it was attached (policy_attached_flags()). */
+#define PIN_CONFIG_NAME "config"
 
 /* Internal errors, beyond any errno. */
 enum {

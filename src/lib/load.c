@@ -68,33 +68,6 @@ static __u64 max_age_jiffies(void)
 	return ns ? TSLACK_MAX_CACHE_AGE_MS * 1000000ULL / ns : 1;
 }
 
-/*
- * Set the flags of the policy's struct_ops before it is loaded: of @flags
- * (enum policy_flag), those the kernel has. A policy built with the types
- * of a kernel without flags (an older dist/vmlinux.h) has no such member:
- * it attaches without them (plain slack, none for futex2 waits) and names
- * what is lost of what this kernel could have done.
- */
-static void set_ops_flags(struct tslack_bpf *skel, unsigned int flags)
-{
-	const struct btf *btf = bpf_object__btf(skel->obj);
-	__u64 bits = policy_kernel_flags(flags), align, futex2;
-	int off, type;
-
-	/* Through the policy's own BTF: its code does not name the member. */
-	off = btf_member_offset(btf, btf__find_by_name_kind(btf, "timer_slack_ops",
-							    BTF_KIND_STRUCT), "flags", &type);
-	if (off >= 0) {
-		memcpy((char *)skel->struct_ops.tslack + off, &bits, sizeof(bits));
-	} else if (bits) {
-		align = bits & policy_kernel_flags(POLICY_ALIGN);
-		futex2 = bits & ~align;
-		warn_say("this build of tslack cannot %s%s%s: attached without",
-			 align ? "align sleeps across CPUs" : "", align && futex2 ? " or " : "",
-			 futex2 ? "give futex2 waits slack" : "");
-	}
-}
-
 struct tslack_bpf *policy_load(enum policy_mode mode, unsigned int max_cgroups,
 			       unsigned int flags, struct tslack_err *e)
 {
@@ -110,8 +83,7 @@ struct tslack_bpf *policy_load(enum policy_mode mode, unsigned int max_cgroups,
 	}
 	skel->rodata->max_age_jiffies = max_age_jiffies();
 	select_mode(skel, mode);
-	if (mode == POLICY_HOOK)
-		set_ops_flags(skel, flags);
+	skel->rodata->futex2_waits = flags & POLICY_FUTEX2;
 	err = bpf_map__set_max_entries(skel->maps.settings, max_cgroups);
 	if (!err)
 		err = tslack_bpf__load(skel);

@@ -19,6 +19,7 @@
 #include "bpffs.h"
 #include "compiler.h"
 #include "policy.h"
+#include "tslack.skel.h"
 
 int policy_kernel_mode(void)
 {
@@ -33,7 +34,8 @@ int policy_kernel_mode(void)
 
 	if (!btf)
 		return -ENOENT;
-	if (btf__find_by_name_kind(btf, "timer_slack_ops", BTF_KIND_STRUCT) > 0)
+	if (btf__find_by_name_kind(btf, "timer_slack_ops", BTF_KIND_STRUCT) > 0 &&
+	    btf__find_by_name_kind(btf, "timer_slack_ctx", BTF_KIND_STRUCT) > 0)
 		mode = POLICY_HOOK;
 	/* Filtered task iterators (Linux 6.1), which follow plans with. */
 	else if (btf__find_by_name_kind(btf, "bpf_iter_task_type", BTF_KIND_ENUM) > 0)
@@ -56,143 +58,26 @@ int policy_unsupported(struct tslack_err *e, int ret, int mode)
 		       "this kernel has no BTF (/sys/kernel/btf/vmlinux): tslack needs CONFIG_DEBUG_INFO_BTF=y");
 }
 
-/*
- * Each of enum policy_flag by its enumerator in the kernel's enum
- * timer_slack_ops_flags: the kernel says which it has, and their values.
- */
-static const struct {
-	unsigned int flag;
-	const char *name;
-} kernel_flags[] = {
-	{ POLICY_ALIGN, "TIMER_SLACK_ALIGN" },
-	{ POLICY_FUTEX2, "TIMER_SLACK_FUTEX2" },
-};
-
-/* The value of the enumerator @name of @t, an enum of @btf; 0 if it has none. */
-static __u64 enum_value(const struct btf *btf, const struct btf_type *t, const char *name)
-{
-	const struct btf_enum64 *e64 = btf_is_enum64(t) ? btf_enum64(t) : NULL;
-	const struct btf_enum *e = btf_is_enum(t) ? btf_enum(t) : NULL;
-	int i;
-
-	for (i = 0; i < btf_vlen(t); i++) {
-		if (e && !strcmp(btf__name_by_offset(btf, e[i].name_off), name))
-			return (__u32)e[i].val;
-		if (e64 && !strcmp(btf__name_by_offset(btf, e64[i].name_off), name))
-			return btf_enum64_value(&e64[i]);
-	}
-	return 0;
-}
-
-/* The kernel's enum timer_slack_ops_flags in its BTF @btf; NULL if it has none. */
-static const struct btf_type *flags_enum(const struct btf *btf)
-{
-	int id;
-
-	id = btf__find_by_name_kind(btf, "timer_slack_ops_flags", BTF_KIND_ENUM);
-	if (id < 0)
-		id = btf__find_by_name_kind(btf, "timer_slack_ops_flags", BTF_KIND_ENUM64);
-	return id > 0 ? btf__type_by_id(btf, id) : NULL;
-}
-
-/* The bits for @flags (enum policy_flag) in @t, flags_enum() of @btf: those it has. */
-static __u64 kernel_bits(const struct btf *btf, const struct btf_type *t, unsigned int flags)
-{
-	__u64 bits = 0;
-	unsigned int i;
-
-	for (i = 0; t && i < ARRAY_SIZE(kernel_flags); i++) {
-		if (flags & kernel_flags[i].flag)
-			bits |= enum_value(btf, t, kernel_flags[i].name);
-	}
-	return bits;
-}
-
-__u64 policy_kernel_flags(unsigned int flags)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	__u64 bits = btf ? kernel_bits(btf, flags_enum(btf), flags) : 0;
-
-	btf__free(btf);
-	return bits;
-}
-
-int btf_member_offset(const struct btf *btf, int id, const char *name, int *type)
-{
-	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	const struct btf_member *m;
-	int i;
-
-	for (i = 0, m = t && btf_is_struct(t) ? btf_members(t) : NULL; m && i < btf_vlen(t);
-	     i++, m++) {
-		if (!strcmp(btf__name_by_offset(btf, m->name_off), name)) {
-			*type = m->type;
-			return btf_member_bit_offset(t, i) / 8;
-		}
-	}
-	return -ENOENT;
-}
-
-/* The flags of the struct_ops map @map (its value: common, then data). */
-static int ops_flags(const struct btf *btf, int map, __u64 *flags)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info), key = 0;
-	int data = -ENOENT, off = -ENOENT, type;
-	char *value = NULL;
-
-	if (!bpf_map_get_info_by_fd(map, &info, &len))
-		data = btf_member_offset(btf, info.btf_vmlinux_value_type_id, "data", &type);
-	if (data >= 0)
-		off = btf_member_offset(btf, type, "flags", &type);
-	if (off >= 0 && data + off + sizeof(*flags) <= info.value_size)
-		value = calloc(1, info.value_size);
-	if (value && !bpf_map_lookup_elem(map, &key, value))
-		memcpy(flags, value + data + off, sizeof(*flags));
-	else if (off >= 0)
-		off = -errno;
-	free(value);
-	return off < 0 ? off : 0;
-}
-
 int policy_attached_flags(void)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
-	struct bpf_link_info info = {};
-	__u32 len = sizeof(info);
-	const struct btf_type *t = btf ? flags_enum(btf) : NULL;
-	unsigned int i, flags = 0;
-	int link, map, err;
-	__u64 ops = 0;
+	struct tslack_bpf__rodata config;
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), key = 0;
+	int map, err;
 
-	/* On a kernel with none of them, no policy has one. */
-	if (!kernel_bits(btf, t, ~0U)) {
-		btf__free(btf);
-		return 0;
-	}
-	link = policy_obj_get(PIN_LINK_NAME);
-	err = link < 0 ? link : bpf_link_get_info_by_fd(link, &info, &len) ? -errno : 0;
-	if (link >= 0)
-		close(link);
-	if (err) {
-		btf__free(btf);
+	map = policy_obj_get(PIN_CONFIG_NAME);
+	if (map < 0)
+		return map;
+	err = bpf_map_get_info_by_fd(map, &info, &len) ? -errno : 0;
+	/* Another build's data, which this one cannot read. */
+	if (!err && info.value_size != sizeof(config))
+		err = -EPROTO;
+	if (!err && bpf_map_lookup_elem(map, &key, &config))
+		err = -errno;
+	close(map);
+	if (err)
 		return err;
-	}
-	/*
-	 * A struct_ops link's map id is the first member of the union that
-	 * ends the info (Linux 6.4's UAPI), which Debian 12's headers lack.
-	 */
-	memcpy(&map, (char *)&info + offsetof(struct bpf_link_info, raw_tracepoint), sizeof(map));
-	map = bpf_map_get_fd_by_id(map);
-	err = map < 0 ? -errno : ops_flags(btf, map, &ops);
-	if (map >= 0)
-		close(map);
-	for (i = 0; !err && i < ARRAY_SIZE(kernel_flags); i++) {
-		if (ops & kernel_bits(btf, t, kernel_flags[i].flag))
-			flags |= kernel_flags[i].flag;
-	}
-	btf__free(btf);
-	return err ? err : (int)flags;
+	return config.futex2_waits ? POLICY_FUTEX2 : 0;
 }
 
 int policy_not_attached(struct tslack_err *e, int ret)

@@ -20,19 +20,14 @@
 #define TSLACK_LINK_PIN TSLACK_PIN_DIR "/policy"
 #define TSLACK_INVALIDATE_PIN TSLACK_PIN_DIR "/invalidate"
 
-/*
- * What attach asks of the kernel, each only if the kernel has it: the
- * flags of struct timer_slack_ops, which policy.c maps to their names in
- * the kernel's enum timer_slack_ops_flags.
- */
+/* How the policy answers the hook; per-task mode has no such choice. */
 enum policy_flag {
-	/* The sleeps it slows down end on a grid shared by all CPUs. */
-	POLICY_ALIGN = 1 << 0,
 	/*
-	 * futex_waitv() and the futex2 futex_wait() take its slack too: the
-	 * kernel gives them none unless asked, and Wine and Proton wait with them.
+	 * futex_waitv() and the futex2 futex_wait() take its slack too, as
+	 * every other sleep does (Wine and Proton wait with them); without,
+	 * they keep the task's own.
 	 */
-	POLICY_FUTEX2 = 1 << 1,
+	POLICY_FUTEX2 = 1 << 0,
 };
 
 /*
@@ -66,7 +61,9 @@ const char *policy_mode_name(enum policy_mode mode);
 
 /*
  * How tslack can attach on the running kernel, by its BTF: POLICY_HOOK if
- * it has timer_slack_ops, POLICY_PER_TASK if it is Linux 6.1 or later,
+ * it has timer_slack_ops with its context (struct timer_slack_ctx, the
+ * series' v6; an earlier form is not used), POLICY_PER_TASK if it is
+ * Linux 6.1 or later,
  * -EOPNOTSUPP if older, -ENOENT without BTF.
  */
 int policy_kernel_mode(void);
@@ -74,24 +71,10 @@ int policy_kernel_mode(void);
 /* Why tslack cannot attach, for policy_kernel_mode()'s @mode, in @e; returns @ret. */
 int policy_unsupported(struct tslack_err *e, int ret, int mode);
 
-struct btf;
-
 /*
- * The offset of member @name of the struct @id of @btf (-ENOENT if it has
- * none), and the member's type in *@type.
- */
-int btf_member_offset(const struct btf *btf, int id, const char *name, int *type);
-
-/*
- * The kernel's struct timer_slack_ops flags for @flags (enum policy_flag),
- * from the enumerators of its enum timer_slack_ops_flags in its BTF: those
- * it has (the others it would refuse); 0 if none.
- */
-__u64 policy_kernel_flags(unsigned int flags);
-
-/*
- * Which of enum policy_flag the attached policy has, read from its
- * struct_ops in the kernel; -errno if it cannot be read (only root may).
+ * Which of enum policy_flag the attached policy has, read from what
+ * attach pinned ("config", the policy's read-only data); -errno if it
+ * cannot be read (only root may).
  */
 int policy_attached_flags(void);
 

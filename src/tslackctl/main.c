@@ -38,10 +38,9 @@ static const struct command {
 	const char *usage;
 	cmd_fn *handler;
 } commands[] = {
-	{ "attach", "cAf",
-	  "  attach [--max-cgroups=N] [--no-align] [--no-futex2]\n"
+	{ "attach", "cf",
+	  "  attach [--max-cgroups=N] [--no-futex2]\n"
 	  "                             load the policy and pin it in " TSLACK_PIN_DIR ";\n"
-	  "                             its sleeps end on a grid shared by all CPUs, and\n"
 	  "                             futex_waitv (Wine, Proton) takes its slack too\n",
 	  cmd_attach },
 	{ "detach", "",
@@ -144,7 +143,7 @@ bool may_change_policy(void)
 enum {
 	OPT_JSON = 'j', OPT_MAX = 'm', OPT_ID = 'i', OPT_UNIT = 'u', OPT_PID = 'p', OPT_MAX_CGROUPS = 'c',
 	OPT_BATCH = 'b', OPT_ITERATIONS = 'n', OPT_DELAY = 'd', OPT_DEPTH = 'D',
-	OPT_SORT = 'S', OPT_FOR = 'F', OPT_SLACK = 's', OPT_FIX = 'x', OPT_NO_ALIGN = 'A',
+	OPT_SORT = 'S', OPT_FOR = 'F', OPT_SLACK = 's', OPT_FIX = 'x',
 	OPT_NO_FUTEX2 = 'f', OPT_PER_TASK = 'T',
 };
 
@@ -164,7 +163,6 @@ static const struct option all_options[] = {
 	{ "for", required_argument, NULL, OPT_FOR },
 	{ "slack", required_argument, NULL, OPT_SLACK },
 	{ "fix", no_argument, NULL, OPT_FIX },
-	{ "no-align", no_argument, NULL, OPT_NO_ALIGN },
 	{ "no-futex2", no_argument, NULL, OPT_NO_FUTEX2 },
 	{ "per-task", no_argument, NULL, OPT_PER_TASK },
 	{ NULL, 0, NULL, 0 },
@@ -236,9 +234,6 @@ static int parse_options(int argc, char **argv, const char *allowed, struct opts
 			break;
 		case OPT_MAX_CGROUPS:
 			o->max_cgroups = optarg;
-			break;
-		case OPT_NO_ALIGN:
-			o->no_align = true;
 			break;
 		case OPT_NO_FUTEX2:
 			o->no_futex2 = true;

@@ -18,18 +18,16 @@
 int cmd_attach(int argc, char **argv __always_unused, const struct opts *o)
 {
 	uint64_t max = TSLACK_DEFAULT_MAX_CGROUPS;
-	unsigned int flags = POLICY_ALIGN | POLICY_FUTEX2;
+	unsigned int flags = POLICY_FUTEX2;
 	struct tslack_err e = {};
 	char err[512];
 
 	if (optind != argc)
-		return usage_error("usage: tslackctl attach [--max-cgroups=N] [--no-align] [--no-futex2]");
+		return usage_error("usage: tslackctl attach [--max-cgroups=N] [--no-futex2]");
 	if (o->max_cgroups && parse_count(o->max_cgroups, 1 << 24, &max, err, sizeof(err)))
 		return usage_error("--max-cgroups: %s", err);
 	if (!may_change_policy())
 		return EXIT_RUNTIME;
-	if (o->no_align)
-		flags &= ~POLICY_ALIGN;
 	if (o->no_futex2)
 		flags &= ~POLICY_FUTEX2;
 	return policy_attach(max, flags, &e) ? fail(&e) : 0;
@@ -106,8 +104,8 @@ int cmd_status(int argc, char **argv __always_unused, const struct opts *o)
 		}
 		mode = policy_mode();
 		/*
-		 * Only the hook has flags: per-task mode aligns nothing, and
-		 * futex2 waits keep the kernel's zero slack there (README).
+		 * Only the hook has flags: in per-task mode futex2 waits
+		 * keep the slack the kernel gives them (README).
 		 */
 		if (mode == POLICY_HOOK)
 			flags = policy_attached_flags();
@@ -122,12 +120,9 @@ int cmd_status(int argc, char **argv __always_unused, const struct opts *o)
 			j = json_add(j, "mode", json_object_new_string(policy_mode_name(mode)));
 		j = json_add(j, "pin_dir", json_object_new_string(TSLACK_PIN_DIR));
 		j = json_add(j, "max_cache_age_ms", json_object_new_int(TSLACK_MAX_CACHE_AGE_MS));
-		if (flags >= 0) {
-			j = json_add(j, "aligned",
-				     json_object_new_boolean(!!(flags & POLICY_ALIGN)));
+		if (flags >= 0)
 			j = json_add(j, "futex2_waits",
 				     json_object_new_boolean(!!(flags & POLICY_FUTEX2)));
-		}
 		if (n >= 0) {
 			j = json_add(j, "settings", json_object_new_int64(n));
 			j = json_add(j, "max_settings", json_object_new_int64(info.max_entries));
@@ -150,10 +145,8 @@ int cmd_status(int argc, char **argv __always_unused, const struct opts *o)
 		if (mode > 0)
 			printf("mode: %s\n", mode == POLICY_HOOK ? "hook" :
 			       "per-task (no kernel hook; tslackctl follow writes each thread's slack)");
-		if (flags >= 0) {
-			printf("aligned across CPUs: %s\n", flags & POLICY_ALIGN ? "yes" : "no");
+		if (flags >= 0)
 			printf("futex2 waits: %s\n", flags & POLICY_FUTEX2 ? "yes" : "no");
-		}
 		if (following > 0 && who.caught_up_ns)
 			printf("follower: pid %u, last full pass %.0f s ago\n", who.tgid,
 			       seconds_since(who.caught_up_ns));

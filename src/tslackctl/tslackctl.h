@@ -21,7 +21,7 @@ enum { EXIT_NOT_ATTACHED = 3, EXIT_UNKNOWN = 4 };
 
 /* What a command accepts, parsed by main.c. */
 struct opts {
-	bool json, max, batch, fix, no_align, no_futex2, per_task;
+	bool json, max, batch, fix, no_futex2, per_task;
 	const char *id, *unit, *pid, *max_cgroups, *iterations, *delay, *depth, *sort, *period, *slack;
 };
 

@@ -81,7 +81,7 @@ attach_max_garbage|2|tslackctl: --max-cgroups: 'abc' is not a number from 1 to 1
 attach_max_plus|2|tslackctl: --max-cgroups: '+5' is not a number from 1 to 16777216|attach --max-cgroups +5
 attach_max_above|2|tslackctl: --max-cgroups: '16777217' is not a number from 1 to 16777216|attach --max-cgroups 16777217
 attach_max_missing|2|tslackctl: --max-cgroups needs a value|attach --max-cgroups
-attach_extra|2|tslackctl: usage: tslackctl attach [--max-cgroups=N] [--no-align] [--no-futex2]|attach now
+attach_extra|2|tslackctl: usage: tslackctl attach [--max-cgroups=N] [--no-futex2]|attach now
 attach_no_futex2_value|2|tslackctl: option '--no-futex2' takes no value|attach --no-futex2=yes
 no_futex2_of_set|2|tslackctl: unknown option '--no-futex2'|set --no-futex2 s 1ms
 detach_extra|2|tslackctl: usage: tslackctl detach|detach now

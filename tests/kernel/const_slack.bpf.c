@@ -19,7 +19,7 @@ __u64 calls;
 __u64 sink;
 
 SEC("struct_ops/effective_slack")
-__u64 BPF_PROG(effective_slack, struct task_struct *p, __u64 slack)
+__u64 BPF_PROG(effective_slack, struct task_struct *p, const struct timer_slack_ctx *sleep)
 {
 	__u64 v = slack_ns;
 	int i;

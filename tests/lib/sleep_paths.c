@@ -346,51 +346,6 @@ static void check_sleep_path(const char *name, const struct sleep_path *p, uint6
 		       (unsigned long long)scale_ns / 4);
 }
 
-/*
- * A sleep aligned on @slack_ns ends by the first multiple of the slack
- * after its timeout, plus the wakeup's latency (at most a tenth of the
- * slack here): its hard expiry. With plain slack it would end a slack
- * after its timeout, mostly past that point. Earlier is allowed: another
- * interrupt of the CPU after the timeout runs the timer. Never early.
- * Under TCG the first passes through a path can take so long to
- * translate that a timer is armed after its whole window and fires at
- * once: the path is run once before, and the checks take medians.
- */
-static void check_aligned(const char *name, const struct sleep_path *p, uint64_t req_ns,
-			  uint64_t slack_ns)
-{
-	int64_t late, off, tolerance = slack_ns / 10;
-	bool early;
-	int err;
-
-	/* Once first, unmeasured: TCG translates the path on its first pass. */
-	err = p->sleep(req_ns);
-	if (!err)
-		err = measure_sleeps(p, req_ns, 5, slack_ns, &late, &early, &off);
-	if (err)
-		report(name, false, "sleep failed: %s", strerror(-err));
-	else
-		report(name, !early && late <= (int64_t)slack_ns + tolerance && off <= tolerance,
-		       "woke %lld ns late%s, %lld ns after the first multiple of %llu past the timeout (at most %lld)",
-		       (long long)late, early ? " (and early)" : "", (long long)off,
-		       (unsigned long long)slack_ns, (long long)tolerance);
-}
-
-void check_aligned_sleep_paths(const char *phase, uint64_t slack_ns)
-{
-	char name[128];
-	unsigned int i;
-
-	check_high_res(phase);
-	for (i = 0; i < nr_sleep_paths; i++) {
-		snprintf(name, sizeof(name), "%s/%s", phase, sleep_paths[i].name);
-		if (!takes_slack(&sleep_paths[i]))
-			check_sleep_path(name, &sleep_paths[i], 0, slack_ns);
-		else
-			check_aligned(name, &sleep_paths[i], 1000000, slack_ns);
-	}
-}
-
 void check_sleep_paths(const char *phase, uint64_t slack_ns, uint64_t scale_ns)
 {
 	char name[128];

@@ -14,7 +14,7 @@
 enum path_slack {
 	SLACK_NONE,	/* none, policy or not (timerfd) */
 	SLACK_TASK,	/* the task's effective slack */
-	SLACK_POLICY,	/* a policy's answer if it asks for them, else none (futex2) */
+	SLACK_POLICY,	/* a policy's answer if it asks for them, else the task's own (futex2) */
 };
 
 struct sleep_path {
@@ -60,13 +60,6 @@ extern bool policy_futex2;
  * early. Names are "@phase/path".
  */
 void check_sleep_paths(const char *phase, uint64_t slack_ns, uint64_t scale_ns);
-
-/*
- * The same with a policy that aligns its slack @slack_ns: every sleep that
- * uses a slack ends by the first multiple of it past its timeout, plus the
- * wakeup's latency (at most a tenth of it), never early.
- */
-void check_aligned_sleep_paths(const char *phase, uint64_t slack_ns);
 
 /*
  * Sleep @period_ns at a time through every path in turn for @ns. Returns

@@ -1,35 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The timer slack prctls, including the one kernel-patch/6.12/ adds. */
+/* A thread's timer slack: its own, and the one its sleeps are armed with. */
 #ifndef TSLACK_TIMER_SLACK_H
 #define TSLACK_TIMER_SLACK_H
 
-#include <errno.h>
+#include <stddef.h>
 #include <sys/prctl.h>
-
-#ifndef PR_GET_EFFECTIVE_TIMERSLACK
-#define PR_GET_EFFECTIVE_TIMERSLACK 74	/* the series' prctl.h (v5): in no system header */
-#endif
 
 static inline long own_slack(void)
 {
 	return prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
 }
 
-static inline long effective_slack(void)
-{
-	return prctl(PR_GET_EFFECTIVE_TIMERSLACK, 0, 0, 0, 0);
-}
-
 /*
- * The slack this thread's sleeps use: the hook's answer, or on a kernel
- * without the series (per-task mode) the thread's own, which is what its
- * sleeps use there.
+ * The slack the calling thread's next sleep is armed with: the hook's
+ * answer, or on a kernel without the hook (per-task mode) the thread's
+ * own. Seen by the hrtimer_start tracepoint (timer_slack.c): needs
+ * tracefs, or TSLACK_HRTIMER_START from hrtimer_start_spec(), and
+ * perf_event_paranoid -1 or CAP_PERFMON. -1 after a message if it cannot.
  */
-static inline long sleep_slack(void)
-{
-	long ns = effective_slack();
+long sleep_slack(void);
 
-	return ns < 0 && errno == EINVAL ? own_slack() : ns;
-}
+/* "ID EXPIRES SOFTEXPIRES" of the hrtimer_start event, for TSLACK_HRTIMER_START. 0 or -1. */
+int hrtimer_start_spec(char *buf, size_t len);
 
 #endif

@@ -4,7 +4,7 @@
 # id and by bpftool alone, cleanup, and oversleep under the policy on
 # every sleep path.
 . /usr/local/lib/tslack/harness.sh
-plan 138
+plan 119
 get() { tslackctl get "$@" | tr '\n' ' '; }
 setting() { echo "min_slack_ns $1 max_slack_ns $2 effective_slack_ns $3 "; }
 
@@ -192,10 +192,9 @@ expect_file "list/json" list.json "$(tslackctl list --json | norm "$(stat -c %i 
 	"$(stat -c %i $CG/t1)" ID_T1 "$(stat -c %i $CG/t2)" ID_T2)"
 eq "dump/named_fields" 1 "$(bpftool map dump pinned "$MAP" | grep -c '"min_slack_ns": 30000000')"
 
-# Every sleep path oversleeps by the cgroup's slack, to the next multiple
-# of it: attach aligns by default (--no-align below), and asks for futex2
-# waits (futex_waitv, futex2_wait; --no-futex2 below).
-in_cg s tslack-probe sleeps cgroup 30000000 aligned
+# Every sleep path oversleeps by about the cgroup's slack: attach gives it
+# to futex2 waits too (futex_waitv, futex2_wait; --no-futex2 below).
+in_cg s tslack-probe sleeps cgroup 30000000
 
 # Edges: 1 ns is below the own slack; 0 removes the entry; 500 ms is the
 # most tslackctl sets.
@@ -219,20 +218,19 @@ expect_error "bad/map_full" 1 "tslackctl: the map is full: detach, then attach w
 	tslackctl set f/3 1ms
 eq "bad/map_full_nothing_set" "$(setting 0 0 0)" "$(get f/3)"
 
-# With --no-align, every sleep path oversleeps by about all of the slack.
+# Sleeps are no longer aligned across CPUs (the series split it out): the
+# option that turned it off is refused, and nothing is attached.
 tslackctl detach
-tslackctl attach --no-align && tslackctl set f/1 30ms
-eq "attach/no_align" 0 "$?"
-in_cg f/1 tslack-probe sleeps plain 30000000
+expect_error "attach/no_align_gone" 2 "tslackctl: unknown option '--no-align'" \
+	tslackctl attach --no-align
 
-# With --no-futex2, futex_waitv and futex2 waits keep no slack, as without
-# tslack, while the other sleep paths take the cgroup's (aligned).
-tslackctl detach
+# With --no-futex2, futex_waitv and futex2 waits keep the task's own
+# slack, while the other sleep paths take the cgroup's.
 tslackctl attach --no-futex2 && tslackctl set f/1 30ms
 eq "attach/no_futex2" 0 "$?"
-eq "attach/no_futex2_status" "aligned across CPUs: yes|futex2 waits: no|" \
-	"$(tslackctl status | grep -E '^(aligned|futex2)' | tr '\n' '|')"
-in_cg f/1 tslack-probe sleeps no_futex2 30000000 aligned no-futex2
+eq "attach/no_futex2_status" "futex2 waits: no|" \
+	"$(tslackctl status | grep -E '^futex2' | tr '\n' '|')"
+in_cg f/1 tslack-probe sleeps no_futex2 30000000 no-futex2
 
 # Detach restores stock behaviour.
 tslackctl set f/1 9ms

@@ -154,15 +154,15 @@ eq "stats/restores_its_own" "0 7000000" "$? $(min o)"
 rmdir "$CG/o"
 
 # A user asks status: bpffs here is root's alone, so it cannot tell (exit
-# 4), as before alignment; nothing more is read on its behalf. Its own
-# sleeps in its delegated subtree are aligned like everyone's.
+# 4); nothing more is read on its behalf. Its own sleeps in its delegated
+# subtree take the slack like everyone's.
 eq "unpriv/status_as_user" \
 	"4 tslackctl: /sys/fs/bpf/tslack: permission denied (needs root: CAP_BPF and CAP_SYS_ADMIN)" \
 	"$(out=$(tslack-probe as-user 1000 tslackctl status 2>&1); echo "$? $out")"
 delegate
 tslackctl set deleg 30ms
-eq "unpriv/own_sleep_aligned" 0 "$(cd /tmp &&
-	in_cg deleg tslack-probe as-user 1000 tslack-probe sleeps user 30000000 aligned |
+eq "unpriv/own_sleep_slack" 0 "$(cd /tmp &&
+	in_cg deleg tslack-probe as-user 1000 tslack-probe sleeps user 30000000 |
 	grep -c '^FAIL')"
 undelegate
 tslackctl detach

@@ -94,7 +94,8 @@ static int usage(void)
 	      "       tslack-probe pty KEYS DELAY_MS COMMAND [ARG]...\n"
 	      "       tslack-probe watch COUNT INTERVAL_MS\n"
 	      "       tslack-probe clone-into CGROUP_DIR\n"
-	      "       tslack-probe sleeps PHASE SLACK_NS [aligned] [no-futex2]\n"
+	      "       tslack-probe sleeps PHASE SLACK_NS [no-futex2]\n"
+	      "       tslack-probe trace-spec (for TSLACK_HRTIMER_START, as root)\n"
 	      "       tslack-probe rate SECONDS INTERVAL_MS\n"
 	      "       tslack-probe churn SECONDS [PERIOD_MS] (then print 'final CGROUP SLACK')\n"
 	      "       tslack-probe without-caps COMMAND [ARG]...\n"
@@ -396,25 +397,23 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[1], "clone-into"))
 		return clone_into(argv[2]);
-	if (argc >= 4 && argc <= 6 && !strcmp(argv[1], "sleeps")) {
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "sleeps")) {
 		uint64_t slack = strtoull(argv[3], NULL, 10);
-		bool aligned = false;
-		int i;
 
 		/* no-futex2: the policy was attached with tslackctl attach --no-futex2. */
-		for (i = 4; i < argc; i++) {
-			if (!strcmp(argv[i], "aligned"))
-				aligned = true;
-			else if (!strcmp(argv[i], "no-futex2"))
-				policy_futex2 = false;
-			else
-				return usage();
-		}
-		if (aligned)
-			check_aligned_sleep_paths(argv[2], slack);
-		else
-			check_sleep_paths(argv[2], slack, slack ? slack : 20000000);
+		if (argc == 5 && strcmp(argv[4], "no-futex2"))
+			return usage();
+		policy_futex2 = argc == 4;
+		check_sleep_paths(argv[2], slack, slack ? slack : 20000000);
 		return harness_exit_status();
+	}
+	if (argc == 2 && !strcmp(argv[1], "trace-spec")) {
+		char spec[64];
+
+		if (hrtimer_start_spec(spec, sizeof(spec)))
+			return 1;
+		printf("%s\n", spec);
+		return 0;
 	}
 	if (argc == 4 && !strcmp(argv[1], "rate")) {
 		uint64_t req = atol(argv[3]) * 1000000ULL, t0, t, late = 0;

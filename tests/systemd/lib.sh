@@ -173,7 +173,10 @@ probe_file() {
 
 # probe_cmd FILE: a command line that becomes a long-running process
 # writing its effective slack to FILE after each of its 100 ms sleeps.
-probe_cmd() { echo "exec tslack-probe watch 1000000 100 >$(q "$1")"; }
+# Users cannot read tracefs: the command names the event (timer_slack.h).
+probe_cmd() {
+	echo "TSLACK_HRTIMER_START=$(q "$TSLACK_HRTIMER_START") exec tslack-probe watch 1000000 100 >$(q "$1")"
+}
 
 # has_lines FILE N: FILE has at least N lines (a probe reported N times).
 has_lines() { [ "$(wc -l <"$1")" -ge "$2" ]; }
