@@ -166,6 +166,7 @@ __u64 BPF_PROG(tslack_effective_slack, struct task_struct *p,
 	struct answer *a;
 
 	if (!futex2_waits &&
+	    bpf_core_enum_value_exists(enum timer_slack_site, TIMER_SLACK_FUTEX2) &&
 	    sleep->site == bpf_core_enum_value(enum timer_slack_site, TIMER_SLACK_FUTEX2))
 		return sleep->slack_ns;
 	a = bpf_map_lookup_elem(&answers, &slot);

@@ -9378,7 +9378,6 @@ enum hrtimer_mode {
 	HRTIMER_MODE_PINNED = 2,
 	HRTIMER_MODE_SOFT = 4,
 	HRTIMER_MODE_HARD = 8,
-	HRTIMER_MODE_ALIGN = 16,
 	HRTIMER_MODE_ABS_PINNED = 2,
 	HRTIMER_MODE_REL_PINNED = 3,
 	HRTIMER_MODE_ABS_SOFT = 4,
@@ -13218,9 +13217,15 @@ enum timekeeping_adv_mode {
 	TK_ADV_FREQ = 1,
 };
 
-enum timer_slack_ops_flags {
-	TIMER_SLACK_ALIGN = 1,
-	TIMER_SLACK_FUTEX2 = 2,
+enum timer_slack_site {
+	TIMER_SLACK_NANOSLEEP = 0,
+	TIMER_SLACK_SELECT = 1,
+	TIMER_SLACK_EPOLL = 2,
+	TIMER_SLACK_FUTEX = 3,
+	TIMER_SLACK_FUTEX2 = 4,
+	TIMER_SLACK_SIGTIMEDWAIT = 5,
+	TIMER_SLACK_AIO = 6,
+	TIMER_SLACK_SEMTIMEDOP = 7,
 };
 
 enum timespec_type {
@@ -27536,9 +27541,10 @@ struct bpf_struct_ops_tcp_congestion_ops {
 	struct tcp_congestion_ops data;
 };
 
+struct timer_slack_ctx;
+
 struct timer_slack_ops {
-	u64 (*effective_slack)(struct task_struct *, u64);
-	u64 flags;
+	u64 (*effective_slack)(struct task_struct *, const struct timer_slack_ctx *);
 };
 
 struct bpf_struct_ops_timer_slack_ops {
@@ -27551,6 +27557,7 @@ struct bpf_struct_ops_timer_slack_ops {
 	long: 64;
 	long: 64;
 	struct timer_slack_ops data;
+	long: 64;
 	long: 64;
 	long: 64;
 	long: 64;
@@ -60656,6 +60663,13 @@ struct timer_rand_state {
 	long unsigned int last_time;
 	long int last_delta;
 	long int last_delta2;
+};
+
+struct timer_slack_ctx {
+	u64 timeout_ns;
+	u64 slack_ns;
+	enum timer_slack_site site;
+	clockid_t clockid;
 };
 
 struct timerfd_ctx {
