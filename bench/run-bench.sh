@@ -33,7 +33,7 @@ for r in $(seq 1 "$R"); do
 	tslackctl detach || exit 1
 	# Without alignment: what the policy costs, apart from the kernel's
 	# arithmetic that puts an aligned timer on the grid.
-	tslackctl attach --no-align && tslackctl set l1 50ms || exit 1
+	tslackctl attach && tslackctl set l1 50ms || exit 1
 	res pp_noalign $(in_cg "$depth4" tslack-bench pingpong "$ROUNDS")
 	tslackctl detach || exit 1
 done
@@ -63,7 +63,7 @@ for r in $(seq 1 "$R"); do
 	res wake_default "$(bench_sleepers)"
 	tslackctl attach && tslackctl set wk 50ms || exit 1
 	res wake_tslack "$(bench_sleepers)"
-	tslackctl detach && tslackctl attach --no-align && tslackctl set wk 50ms || exit 1
+	tslackctl detach && tslackctl attach && tslackctl set wk 50ms || exit 1
 	res wake_plain "$(bench_sleepers)"
 	tslackctl detach || exit 1
 	res wake_pertask "$(bench_sleepers 50000000)"

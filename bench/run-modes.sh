@@ -12,7 +12,8 @@
 #			slack (mean, largest) and us until the right one
 #   wake_none, wake	16 sleepers at 10 ms (tslack-bench sleepers'
 #			figures) without slack and with 50 ms on their
-#			cgroup; the hook also --no-align, as wake_plain
+#			cgroup; the hook again as wake_plain (v5's
+#			--no-align; since v6 the same policy)
 R=${1:-5}
 SECONDS_PER_RUN=${2:-5}
 
@@ -67,7 +68,7 @@ for r in $(seq 1 "$R"); do
 	res "${m}_wake" "$(bench_sleepers)"
 	detach
 	if [ $m = hook ]; then
-		attach --no-align
+		attach
 		tslackctl set wk 50ms || exit 1
 		res "${m}_wake_plain" "$(bench_sleepers)"
 		detach

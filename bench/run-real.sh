@@ -4,9 +4,10 @@
 # (bench/run-real boots it): real Debian services idle, their wakeups and
 # the machine's, the package's idle intervals for a power model, then
 # their request latency under light load, with no slack and with 50 ms on
-# system.slice, aligned and --no-align.
+# system.slice, twice ("aligned" and "plain": v5's modes; since v6 the
+# same policy).
 # Usage: run-real.sh IDLE_S ROUNDS [LATENCY]
-# Modes, in this order each round: none, aligned, plain (--no-align),
+# Modes, in this order each round: none, aligned, plain (v5's --no-align),
 # none again (run-to-run noise). Each round: every mode's idle frame
 # first (tslackctl top --json, IDLE_S s, 2 s after the mode's commands,
 # then POWER_S s of power:cpu_idle in tracefs), then every mode's latency
@@ -73,7 +74,7 @@ mode() {
 	case $1 in
 	none*) tslackctl attach ;;
 	aligned) tslackctl attach && tslackctl set /system.slice 50ms ;;
-	plain) tslackctl attach --no-align && tslackctl set /system.slice 50ms ;;
+	plain) tslackctl attach && tslackctl set /system.slice 50ms ;;
 	esac || exit 1
 	sleep 2
 }

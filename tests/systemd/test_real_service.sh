@@ -1,7 +1,7 @@
 #!/bin/sh
 # A real service's timers, the short version of make bench-real: Debian's
 # memcached, idle, with its stock unit in system.slice, under the policy
-# as the package attached it (aligned). Its sleeps, read from the
+# as the package attached it. Its sleeps, read from the
 # hrtimer_start tracepoint (hard minus soft expiry: the slack each was
 # armed with), are those of its event loop (libevent's 1 s clock, in
 # epoll_wait) and of its LRU maintainer (usleep, up to 1 s). With no
@@ -161,11 +161,10 @@ else
 fi
 
 # 50 ms on the service, as a user sets it; taken from the next sleep.
-# Aligned, a sleep's slack is what is left to its grid point, anywhere in
-# (0.2, 50] ms: half of them may be under 25 ms. So: more than half above
-# the 1 ms that memcached's own slack never exceeds (of sleeps spread
-# evenly over that range, one in 60 is not), the largest at least 10 ms,
-# none above the 50 ms set.
+# Each sleep is armed with the 50 ms; the checks stay as loose as when
+# v5's alignment left a sleep anywhere in (0.2, 50] ms: more than half
+# above the 1 ms that memcached's own slack never exceeds, the largest at
+# least 10 ms, none above the 50 ms set.
 tslackctl set "$SVC" 50ms
 traced set 50ms
 n=$(wc -l <"$OUT/set")
