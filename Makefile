@@ -55,7 +55,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 	-ffile-prefix-map=$(CURDIR)=. $(LIBBPF_CPPFLAGS) -Ibpf
 
 TEST_LIB := tests/lib/harness.c tests/lib/sleep_paths.c tests/lib/timer_slack.c
-KERNEL_TESTS := test_slack_hook
+KERNEL_TESTS := test_slack_hook test_hook_token
 KSRC := $(CACHE)/linux-source-6.12
 POLICY_TESTS := $(patsubst tests/policy/%.sh,%,$(wildcard tests/policy/*.sh))
 
@@ -165,7 +165,7 @@ $(BUILD)/skel/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	@mkdir -p $(@D)
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
 
-$(TESTDIR)/test_slack_hook: tests/kernel/test_slack_hook.c $(TEST_LIB) \
+$(addprefix $(TESTDIR)/,$(KERNEL_TESTS)): $(TESTDIR)/%: tests/kernel/%.c $(TEST_LIB) \
 		$(BUILD)/skel/const_slack.skel.h tests/lib/*.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_LIB) $(LDLIBS)
@@ -475,7 +475,8 @@ checkpatch: kernel
 		--ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES \
 		$(abspath $(filter-out %/0000-cover-letter.patch,$(wildcard kernel-patch/*.patch)))
 	cd $(CACHE)/linux-source-6.12 && PATH=/usr/bin:$$PATH scripts/checkpatch.pl --strict \
-		$(abspath $(filter-out %/0000-cover-letter.patch,$(wildcard kernel-patch/6.12/*.patch)))
+		--ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES \
+		$(abspath $(wildcard kernel-patch/6.12/*.patch))
 	cd $(CACHE)/linux-source-6.12 && PATH=/usr/bin:$$PATH scripts/checkpatch.pl --strict \
 		--ignore UNKNOWN_COMMIT_ID $(abspath $(wildcard kernel-patch/base/*.patch))
 
