@@ -19,7 +19,6 @@
 #include "bpffs.h"
 #include "compiler.h"
 #include "policy.h"
-#include "tslack.skel.h"
 
 int policy_kernel_mode(void)
 {
@@ -58,26 +57,52 @@ int policy_unsupported(struct tslack_err *e, int ret, int mode)
 		       "this kernel has no BTF (/sys/kernel/btf/vmlinux): tslack needs CONFIG_DEBUG_INFO_BTF=y");
 }
 
+/*
+ * The offset of the variable @name in the section @sec of the BTF @id, or
+ * -ENOENT: found by name, so that another build's layout is never misread.
+ */
+static int datasec_var(__u32 id, const char *sec, const char *name)
+{
+	struct btf *btf = btf__load_from_kernel_by_id(id);
+	const struct btf_var_secinfo *v;
+	const struct btf_type *t;
+	int i, s, off = -ENOENT;
+
+	s = btf ? btf__find_by_name_kind(btf, sec, BTF_KIND_DATASEC) : -ENOENT;
+	t = s > 0 ? btf__type_by_id(btf, s) : NULL;
+	for (i = 0, v = t ? btf_var_secinfos(t) : NULL; v && i < btf_vlen(t); i++, v++) {
+		if (!strcmp(btf__name_by_offset(btf, btf__type_by_id(btf, v->type)->name_off),
+			    name) && v->size == 1)
+			off = v->offset;
+	}
+	btf__free(btf);
+	return off;
+}
+
 int policy_attached_flags(void)
 {
-	struct tslack_bpf__rodata config;
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info), key = 0;
-	int map, err;
+	char *config = NULL;
+	int map, err, off = -ENOENT;
 
 	map = policy_obj_get(PIN_CONFIG_NAME);
 	if (map < 0)
 		return map;
 	err = bpf_map_get_info_by_fd(map, &info, &len) ? -errno : 0;
-	/* Another build's data, which this one cannot read. */
-	if (!err && info.value_size != sizeof(config))
+	if (!err)
+		off = datasec_var(info.btf_id, ".rodata", "futex2_waits");
+	if (!err && (off < 0 || (__u32)off >= info.value_size))
 		err = -EPROTO;
-	if (!err && bpf_map_lookup_elem(map, &key, &config))
+	if (!err && !(config = calloc(1, info.value_size)))
+		err = -ENOMEM;
+	if (!err && bpf_map_lookup_elem(map, &key, config))
 		err = -errno;
 	close(map);
-	if (err)
-		return err;
-	return config.futex2_waits ? POLICY_FUTEX2 : 0;
+	if (!err)
+		err = config[off] ? POLICY_FUTEX2 : 0;
+	free(config);
+	return err;
 }
 
 int policy_not_attached(struct tslack_err *e, int ret)

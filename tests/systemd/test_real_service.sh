@@ -74,7 +74,10 @@ sleeps() {
 				if ($i ~ /^softexpires=/)
 					soft = substr($i, 13)
 			}
-			printf "%.0f %s\n", hard - soft, pid
+			# Of the last 15 digits: doubles hold 2^53
+			# exactly, a CLOCK_REALTIME expiry in ns is 1.8e18.
+			d = substr(hard, length(hard) - 14) - substr(soft, length(soft) - 14)
+			printf "%.0f %s\n", d < 0 ? d + 1e15 : d, pid
 		}' "$T/trace"
 }
 
