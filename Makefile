@@ -437,6 +437,9 @@ test: tools
 	tests/host/test_deb.sh >> $(BUILD)/host-results.txt || true
 	tests/host/test_deb_trixie.sh >> $(BUILD)/host-results.txt || true
 	tests/host/test_kernel_deb.sh >> $(BUILD)/host-results.txt || true
+	# The series' own tests (kselftests, selftests/bpf's test_progs) on
+	# the 6.12 kernel the guests boot, built from its tree (a minute).
+	TSLACK_KERNEL=6.12 vmtest/test-next > $(BUILD)/series-tests-6.12.log 2>&1 || true
 	vmtest/build-rootfs || true
 	vmtest/build-rootfs --suite trixie || true
 	# The guests, two at a time (vmtest/run-guests): the hook's systemd
@@ -446,8 +449,10 @@ test: tools
 	# (6.1, 6.12, 7.3) meanwhile.
 	vmtest/run-guests "$$(ls build/kernel-deb/linux-image-*.deb 2>/dev/null | head -n 1)" \
 		$(PACKAGES) > $(BUILD)/guest-results.txt || true
-	@echo "# host"; cat $(BUILD)/host-results.txt $(BUILD)/guest-results.txt
-	vmtest/summarize $(BUILD)/host-results.txt $(BUILD)/guest-results.txt
+	@echo "# host"; cat $(BUILD)/host-results.txt $(BUILD)/series-results-6.12.txt \
+		$(BUILD)/guest-results.txt
+	vmtest/summarize $(BUILD)/host-results.txt $(BUILD)/series-results-6.12.txt \
+		$(BUILD)/guest-results.txt
 
 # Debian 12's package, then Debian 13's (make deb, make deb-trixie).
 PACKAGES = "$$(ls build/deb/tslack_*_amd64.deb 2>/dev/null | head -n 1)" \
