@@ -220,9 +220,9 @@ $(VMROOT)/usr/local/bin/tslack-lower32: tests/pertask/lower32.c
 	@mkdir -p $(@D)
 	$(CC) -m32 -O2 -Wall -Wextra -Werror -static -o $@ $<
 
-$(VMROOT)/usr/local/bin/tslack-probe: tests/policy/tslack-probe.c $(TEST_LIB) tests/lib/*.h
+$(VMROOT)/usr/local/bin/tslack-probe: tests/policy/tslack-probe.c tests/policy/probe_run.c $(TEST_LIB) tests/lib/*.h tests/policy/*.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/policy/probe_run.c $(TEST_LIB)
 
 # The tests of the systemd guest: a directory of their own, so that the
 # busybox guest's runner does not pick them up.
