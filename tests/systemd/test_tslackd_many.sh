@@ -43,7 +43,12 @@ logged_in() {
 	set -- "$DIR"/[ab]*
 	if [ -e "$1" ]; then echo $#; else echo 0; fi
 }
-sessions() { loginctl list-sessions --no-legend | wc -l; }
+# sessions: how many logind lists, or "unknown" when it does not answer
+# (a busy logind times out: that is not "none left").
+sessions() {
+	_s=$(loginctl list-sessions --no-legend) || { echo unknown; return; }
+	printf '%s' "$_s" | grep -c .
+}
 idle_sessions() {
 	# shellcheck disable=SC2046 # one id a word
 	loginctl show-session -P IdleHint $(loginctl list-sessions --no-legend |
