@@ -277,15 +277,9 @@ static int cmp_i64(const void *a, const void *b)
 int measure_lateness(const struct sleep_path *path, uint64_t req_ns,
 		     unsigned int samples, int64_t *median, bool *early)
 {
-	return measure_sleeps(path, req_ns, samples, 0, median, early, NULL);
-}
-
-int measure_sleeps(const struct sleep_path *path, uint64_t req_ns, unsigned int samples,
-		   uint64_t grid_ns, int64_t *median, bool *early, int64_t *off_grid)
-{
-	int64_t late[samples], off[samples];
+	int64_t late[samples];
 	unsigned int i;
-	uint64_t t0, t;
+	uint64_t t0;
 	int err;
 
 	*early = false;
@@ -294,18 +288,12 @@ int measure_sleeps(const struct sleep_path *path, uint64_t req_ns, unsigned int 
 		err = path->sleep(req_ns);
 		if (err)
 			return err;
-		t = monotonic_ns();
-		late[i] = (int64_t)(t - t0 - req_ns);
-		/* How long after the first grid point past the timeout it ended. */
-		off[i] = grid_ns ? (int64_t)(t - (t0 + req_ns + grid_ns - 1) / grid_ns * grid_ns) : 0;
+		late[i] = (int64_t)(monotonic_ns() - t0 - req_ns);
 		if (late[i] < 0)
 			*early = true;
 	}
 	qsort(late, samples, sizeof(late[0]), cmp_i64);
-	qsort(off, samples, sizeof(off[0]), cmp_i64);
 	*median = late[samples / 2];
-	if (off_grid)
-		*off_grid = off[samples / 2];
 	return 0;
 }
 

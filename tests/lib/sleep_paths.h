@@ -38,13 +38,6 @@ int measure_lateness(const struct sleep_path *path, uint64_t req_ns,
 		     unsigned int samples, int64_t *median, bool *early);
 
 /*
- * The same, and with @grid_ns the median of how long after the first
- * multiple of @grid_ns past its timeout a sleep ended, in @off_grid.
- */
-int measure_sleeps(const struct sleep_path *path, uint64_t req_ns, unsigned int samples,
-		   uint64_t grid_ns, int64_t *median, bool *early, int64_t *off_grid);
-
-/*
  * Whether the policy of the checks below asks for the SLACK_POLICY paths
  * (TIMER_SLACK_FUTEX2), as tslack does by default: true unless a test
  * says otherwise (tslackctl attach --no-futex2).
